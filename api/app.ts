@@ -1,0 +1,81 @@
+import express, { type Express, type RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import { sql, type DatabasePool } from 'slonik';
+import { errors } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import type { Redis } from '../common/redis.js';
+import { requireApiKey } from './middleware/authenticate.js';
+import { errorHandler } from './middleware/errorHandler.js';
+import { requestId } from './middleware/requestId.js';
+import { apiRoutes, type Method } from './routes.js';
+import type { WriteGateway } from './writeGateway.js';
+import './locals.js';
+
+export interface AppDeps {
+  pool: DatabasePool;
+  redis: Redis;
+  gateway: WriteGateway;
+  logger: Logger;
+}
+
+const BODY_LIMIT = '100kb';
+
+/** POST and PATCH carry a JSON object; anything else is refused before it is parsed. */
+const jsonBody: RequestHandler[] = [
+  (req, _res, next) => {
+    if ((req.method === 'POST' || req.method === 'PATCH') && !req.is('application/json')) {
+      throw errors.unsupportedMediaType();
+    }
+    next();
+  },
+  express.json({ limit: BODY_LIMIT, strict: false, type: 'application/json' }),
+];
+
+/** Builds the HTTP application without listening, so tests and main.ts share it. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (_req, res) => String(res.getHeader('Request-Id')),
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
+    }),
+  );
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/ready', async (_req, res) => {
+    const [database, redis] = await Promise.all([
+      deps.pool.oneFirst(sql.unsafe`SELECT 1`).then(() => true, () => false),
+      deps.redis.ping().then(() => true, () => false),
+    ]);
+    const ready = database && redis;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database, redis });
+  });
+
+  const api = express.Router();
+  api.use(requireApiKey(deps.pool));
+  api.use(jsonBody);
+  const allowed = new Map<string, Method[]>();
+  for (const route of apiRoutes(deps.pool, deps.gateway)) {
+    api[route.method](route.path, route.handler);
+    allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);
+  }
+  for (const [path, methods] of allowed) {
+    api.all(path, (req) => {
+      throw errors.methodNotAllowed(req.method, methods.map((method) => method.toUpperCase()));
+    });
+  }
+  app.use('/api/v1', api);
+
+  app.use((req) => {
+    throw errors.routeNotFound(req.method, req.path);
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,59 @@
+import type { RequestHandler, Response } from 'express';
+import type { DatabasePool } from 'slonik';
+import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
+import { ApiError, errors } from '../common/errors.js';
+import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
+import { fingerprintOf } from '../common/idempotency/fingerprint.js';
+import type { JsonObject } from '../common/json.js';
+import type { Retrieval } from '../common/resources/retrieve.js';
+import { jsonBodyOf, parseDryRun, parseIdempotencyKey, rejectUnknownQuery } from './requestParsing.js';
+import type { WriteGateway } from './writeGateway.js';
+
+function sendResult(res: Response, result: WriteResult, dryRun: boolean): void {
+  if (!result.ok) throw new ApiError(result.status, result.error, result.headers);
+  if (result.location && !dryRun) res.setHeader('Location', result.location);
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(result.status).json(result.body);
+}
+
+/** Any create, update or delete: parse, then a dry run here or a real write through the queue. */
+export function writeHandler(gateway: WriteGateway, command: Command): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, ['dry_run']);
+    const dryRun = parseDryRun(req);
+    const idempotencyKey = parseIdempotencyKey(req);
+    const request: WriteRequest = { params: { ...req.params } as Record<string, string>, body: jsonBodyOf(req) };
+    if (!idempotencyKey && command.requiresIdempotencyKey?.(request)) throw errors.idempotencyKeyRequired();
+    const { principal, requestId } = res.locals;
+    const job: WriteJob = {
+      command: command.name,
+      institution: principal.institution,
+      apiKeyId: principal.apiKeyId,
+      requestId,
+      request,
+      fingerprint: fingerprintOf(command.name, request),
+      idempotencyKey,
+      lockToken: null,
+    };
+    const result = dryRun ? await gateway.dryRun(command, job) : await gateway.submit(job);
+    sendResult(res, result, dryRun);
+  };
+}
+
+/** GET /things/{id}: a record of another institution is as absent as a missing one. */
+export function retrieveHandler(pool: DatabasePool, resource: string, retrieve: Retrieval): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
+    const body = id ? await retrieve(pool, res.locals.principal.institution.id, id) : null;
+    if (!body) throw errors.notFound(resource);
+    res.json(body);
+  };
+}
+
+export function readHandler(read: (res: Response) => Promise<JsonObject>): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    res.json(await read(res));
+  };
+}

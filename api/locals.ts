@@ -1,0 +1,14 @@
+import type { Principal } from '../common/auth/apiKeys.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      requestId: string;
+      /** Set by requireApiKey on every /api/v1 route. */
+      principal: Principal;
+    }
+  }
+}
+
+export {};

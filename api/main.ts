@@ -1,0 +1,10 @@
+/** The `web` process: the HTTP API. */
+import { loadConfigOrExit } from '../common/config.js';
+import { createLogger } from '../common/logger.js';
+import { onShutdown } from '../common/shutdown.js';
+import { startApi } from './server.js';
+
+const config = loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL);
+const api = await startApi(config, logger);
+onShutdown(logger, 'api', () => api.close());

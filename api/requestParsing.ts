@@ -1,0 +1,51 @@
+import type { Request } from 'express';
+import { errors } from '../common/errors.js';
+import { isValidIdempotencyKey } from '../common/idempotency/fingerprint.js';
+import { isJsonObject, type JsonObject } from '../common/json.js';
+
+function parseBoolean(param: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') {
+    const lowered = value.toLowerCase();
+    if (lowered === 'true') return true;
+    if (lowered === 'false') return false;
+  }
+  throw errors.invalidParameter(param, `${param} must be true or false, sent once.`);
+}
+
+/** `?dry_run=` or `Dry-Run:`; both may be sent, but they must agree (product.md §3). */
+export function parseDryRun(req: Request): boolean {
+  const fromQuery = parseBoolean('dry_run', req.query.dry_run);
+  const fromHeader = parseBoolean('Dry-Run', req.get('Dry-Run'));
+  if (fromQuery !== undefined && fromHeader !== undefined && fromQuery !== fromHeader) {
+    throw errors.invalidParameter('dry_run', 'The dry_run query parameter and the Dry-Run header disagree.');
+  }
+  return fromQuery ?? fromHeader ?? false;
+}
+
+export function parseIdempotencyKey(req: Request): string | null {
+  let count = 0;
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    if (req.rawHeaders[index]?.toLowerCase() === 'idempotency-key') count += 1;
+  }
+  if (count === 0) return null;
+  if (count > 1) throw errors.invalidIdempotencyKey('Send the Idempotency-Key header once.');
+  const key = req.get('Idempotency-Key') ?? '';
+  if (!isValidIdempotencyKey(key)) {
+    throw errors.invalidIdempotencyKey('An Idempotency-Key is 1 to 255 printable ASCII characters.');
+  }
+  return key;
+}
+
+export function rejectUnknownQuery(req: Request, allowed: readonly string[]): void {
+  for (const name of Object.keys(req.query)) {
+    if (!allowed.includes(name)) throw errors.invalidParameter(name, `${name} is not a recognised query parameter.`);
+  }
+}
+
+/** The JSON object body of a POST or PATCH (already parsed by express.json). */
+export function jsonBodyOf(req: Request): JsonObject {
+  if (req.method === 'DELETE') return {};
+  if (!isJsonObject(req.body)) throw errors.invalidJson();
+  return req.body;
+}

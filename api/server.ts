@@ -1,0 +1,52 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { Config } from '../common/config.js';
+import { createDatabasePool } from '../common/db/pool.js';
+import type { Logger } from '../common/logger.js';
+import { createWriteQueue, createWriteQueueEvents } from '../common/queue.js';
+import { createRedis, redisOptions } from '../common/redis.js';
+import { createApp } from './app.js';
+import { WriteGateway } from './writeGateway.js';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  /** Stops taking connections, lets requests in flight finish, then closes every connection. */
+  close(): Promise<void>;
+}
+
+export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+  const pool = await createDatabasePool(config.DATABASE_URL, {
+    maxPoolSize: config.DATABASE_POOL_SIZE,
+    applicationName: 'dgs-api',
+  });
+  const redis = createRedis(config.REDIS_URL, 'request');
+  const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
+  const queueEvents = createWriteQueueEvents(redisOptions(config.REDIS_URL, 'blocking'), config.QUEUE_PREFIX);
+  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  queueEvents.on('error', (error) => logger.warn({ err: error }, 'queue events connection error'));
+  // Waiters must be subscribed before the first job can finish.
+  await Promise.all([queue.waitUntilReady(), queueEvents.waitUntilReady()]);
+
+  const gateway = new WriteGateway({ config, pool, redis, queue, queueEvents });
+  const app = createApp({ pool, redis, gateway, logger });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, resolve));
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port }, 'api listening');
+
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await queueEvents.close();
+      await queue.close();
+      redis.disconnect();
+      await pool.end();
+    },
+  };
+}

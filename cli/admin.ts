@@ -1,0 +1,92 @@
+/**
+ * The operator's command-line tool: institutions and API keys, which tenants cannot manage.
+ * Output is one JSON object on stdout; logs and errors go to stderr.
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { DatabasePool } from 'slonik';
+import { createDatabasePool } from '../common/db/pool.js';
+import { createInstitution, findInstitution, insertApiKey, revokeApiKey } from '../common/institutions.js';
+import { currencyCode } from '../common/validation/fields.js';
+
+class CliError extends Error {}
+
+const positiveInt = (value: string) => {
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+};
+const currency = (value: string) => {
+  const upper = value.toUpperCase();
+  if (!currencyCode.safeParse(upper).success) throw new InvalidArgumentError('must be an ISO 4217 code such as USD');
+  return upper;
+};
+const nonBlank = (value: string) => {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be blank');
+  return value.trim();
+};
+
+async function withPool<T>(action: (pool: DatabasePool) => Promise<T>): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new CliError('Invalid configuration: DATABASE_URL is required');
+  const pool = await createDatabasePool(url, { maxPoolSize: 2, applicationName: 'dgs-admin' });
+  try {
+    const output = await action(pool);
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+  } finally {
+    await pool.end();
+  }
+}
+
+const program = new Command('admin')
+  .description('Operator tool for the donor and gift management service')
+  .exitOverride()
+  .configureOutput({ writeOut: (text) => process.stderr.write(text), writeErr: (text) => process.stderr.write(text) });
+
+const institution = program.command('institution').description('Manage institutions');
+institution
+  .command('create')
+  .description('Create an institution and its first API key')
+  .requiredOption('--name <name>', 'institution name', nonBlank)
+  .option('--currency <code>', 'default ISO 4217 currency of its gifts', currency, 'USD')
+  .action((options: { name: string; currency: string }) =>
+    withPool(async (pool) => {
+      const created = await createInstitution(pool, options.name, options.currency);
+      const { id, name, currency: code } = created.institution;
+      return { institution: { id, name, currency: code }, api_key: created.apiKey };
+    }),
+  );
+
+const apiKey = program.command('api-key').description('Manage API keys');
+apiKey
+  .command('create')
+  .description('Create another API key for an institution')
+  .requiredOption('--institution <id>', 'institution id', positiveInt)
+  .action((options: { institution: number }) =>
+    withPool(async (pool) => {
+      if (!(await findInstitution(pool, options.institution))) {
+        throw new CliError(`No institution with id ${options.institution}`);
+      }
+      return { api_key: await insertApiKey(pool, options.institution) };
+    }),
+  );
+apiKey
+  .command('revoke')
+  .description('Revoke an API key; it stops working at once')
+  .requiredOption('--id <key id>', 'API key id (key_...)')
+  .action((options: { id: string }) =>
+    withPool(async (pool) => {
+      const revoked = await revokeApiKey(pool, options.id);
+      if (!revoked) throw new CliError(`No API key with id ${options.id}`);
+      return { api_key: revoked };
+    }),
+  );
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`admin: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,46 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { Institution } from '../commands/command.js';
+
+/**
+ * A key reads `dgs_<key id>_<secret>`. The id is public (it names the key in logs and in the
+ * CLI); the secret has 192 random bits. Only the SHA-256 of the whole key is stored.
+ */
+const keyPattern = /^dgs_(key_[0-9a-f]{16})_([A-Za-z0-9_-]{32})$/;
+
+export const digestOf = (key: string) => createHash('sha256').update(key).digest();
+
+export function generateApiKey(): { id: string; key: string; digest: Buffer } {
+  const id = `key_${randomBytes(8).toString('hex')}`;
+  const key = `dgs_${id}_${randomBytes(24).toString('base64url')}`;
+  return { id, key, digest: digestOf(key) };
+}
+
+export interface Principal {
+  apiKeyId: string;
+  institution: Institution;
+}
+
+const keyRow = z.object({
+  api_key_id: z.string(),
+  secret_sha256: z.instanceof(Buffer),
+  institution_id: z.number(),
+  name: z.string(),
+  currency: z.string(),
+});
+
+/** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */
+export async function authenticate(db: CommonQueryMethods, presented: string): Promise<Principal | null> {
+  const match = keyPattern.exec(presented);
+  if (!match?.[1]) return null;
+  const row = await db.maybeOne(sql.type(keyRow)`
+    SELECT k.id AS api_key_id, k.secret_sha256, i.id AS institution_id, i.name, i.currency
+    FROM api_keys k JOIN institutions i ON i.id = k.institution_id
+    WHERE k.id = ${match[1]} AND k.revoked_at IS NULL`);
+  if (!row || !timingSafeEqual(row.secret_sha256, digestOf(presented))) return null;
+  return {
+    apiKeyId: row.api_key_id,
+    institution: { id: row.institution_id, name: row.name, currency: row.currency },
+  };
+}

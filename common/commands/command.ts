@@ -1,0 +1,85 @@
+import type { DatabaseTransactionConnection } from 'slonik';
+import { sql } from 'slonik';
+import type { ApiError, FieldError } from '../errors.js';
+import type { JsonObject } from '../json.js';
+
+export interface Institution {
+  id: number;
+  name: string;
+  currency: string;
+}
+
+/** What a write carries from the HTTP request to the command: path parameters and JSON body. */
+export interface WriteRequest {
+  params: Record<string, string>;
+  body: JsonObject;
+}
+
+export interface CommandContext {
+  db: DatabaseTransactionConnection;
+  institution: Institution;
+  /** A dry run runs every check in a read-only transaction and writes nothing. */
+  dryRun: boolean;
+  /** The time a dry run reports for server-assigned timestamps. */
+  now: string;
+}
+
+export interface CommandOutcome {
+  status: 200 | 201;
+  body: JsonObject;
+  location?: string;
+}
+
+/** What a database constraint that fired under a concurrent write means to the client. */
+export type ConstraintMeaning = FieldError | (() => ApiError);
+
+/**
+ * One write the service can perform. `execute` validates (the only place its rules live) and,
+ * unless it is a dry run, persists. The API runs it for dry runs; the worker for real writes.
+ */
+export interface Command {
+  name: string;
+  execute(ctx: CommandContext, request: WriteRequest): Promise<CommandOutcome>;
+  /** Constraint names that a race can trip after `execute` checked them. */
+  constraints?: Record<string, ConstraintMeaning>;
+  /** interface.md §7 rule 3: some creates have no natural duplicate protection. */
+  requiresIdempotencyKey?(request: WriteRequest): boolean;
+}
+
+/** Row lock for the real write; a read-only dry run cannot take one and does not need it. */
+export const lockClause = (ctx: CommandContext) => (ctx.dryRun ? sql.fragment`` : sql.fragment`FOR UPDATE`);
+
+/** Path parameter `id` as a positive integer, or null when it cannot name a record. */
+export function pathId(request: WriteRequest): number | null {
+  const raw = request.params.id ?? '';
+  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+export const deleted = (object: string, id: number): CommandOutcome => ({
+  status: 200,
+  body: { id, object, deleted: true },
+});
+
+/** The record a dry-run create would return: id 0, timestamps of the dry run. */
+export const previewCreated = <T extends object>(ctx: CommandContext, fields: T) => ({
+  ...fields,
+  id: 0,
+  created_at: ctx.now,
+  updated_at: ctx.now,
+});
+
+/** The record a dry-run update would return. */
+export const previewUpdated = <R extends object, T extends object>(ctx: CommandContext, existing: R, fields: T) => ({
+  ...existing,
+  ...fields,
+  updated_at: ctx.now,
+});
+
+/** Keeps only the named keys: the persisted fields of a merged record. */
+export function pick<K extends string>(record: Record<string, unknown>, keys: readonly K[]): Record<K, unknown> {
+  const out = {} as Record<K, unknown>;
+  for (const key of keys) out[key] = record[key] ?? null;
+  return out;
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.url(),
+  REDIS_URL: z.url(),
+  CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
+  CURSOR_TTL_SECONDS: positiveInt(3_600),
+  WRITE_TIMEOUT_MS: positiveInt(10_000),
+  WORKER_CONCURRENCY: positiveInt(16),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-" only')
+    .default('dgm'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_POOL_SIZE: positiveInt(20),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; the first bad variable is reported by name in one line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = String(issue?.path[0] ?? 'environment');
+  const value = env[name];
+  const problem = value === undefined || value === '' ? 'is required' : issue?.message;
+  throw new ConfigError(`Invalid configuration: ${name} ${problem}`);
+}
+
+/** Entry points call this: a bad environment stops the process with one clear line. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

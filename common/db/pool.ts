@@ -1,0 +1,39 @@
+import { createPool, type DatabasePool } from 'slonik';
+import type { DriverTypeParser } from 'slonik';
+
+export type { DatabasePool };
+
+/**
+ * Type parsers chosen for money and JSON: ids are plain numbers (bigint cannot be serialised),
+ * money stays an exact decimal string until it is presented, dates stay the text that was
+ * stored, and timestamps become ISO 8601 strings in UTC.
+ */
+const typeParsers: DriverTypeParser[] = [
+  { name: 'int8', parse: (value) => Number(value) },
+  { name: 'numeric', parse: (value) => value },
+  { name: 'date', parse: (value) => value },
+  {
+    name: 'timestamptz',
+    parse: (value) => new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
+  },
+];
+
+export interface PoolOptions {
+  maxPoolSize: number;
+  applicationName: string;
+}
+
+export async function createDatabasePool(url: string, options: PoolOptions): Promise<DatabasePool> {
+  const connectionUri = new URL(url);
+  connectionUri.searchParams.set('application_name', options.applicationName);
+  return createPool(connectionUri.toString(), {
+    typeParsers,
+    maxPoolSize: options.maxPoolSize,
+    // Fail fast when Postgres is unreachable so that callers can answer 503 instead of hanging.
+    connectionTimeout: 2_000,
+    connectionRetryLimit: 1,
+    statementTimeout: 15_000,
+    idleInTransactionSessionTimeout: 30_000,
+    captureStackTrace: false,
+  });
+}

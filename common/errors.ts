@@ -1,0 +1,171 @@
+/**
+ * The one error vocabulary of the service (product.md §2). Commands, middleware and the worker
+ * raise ApiError; the API renders it into the documented envelope.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'idempotency_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+export type FieldErrorCode =
+  | 'required'
+  | 'unknown_field'
+  | 'not_allowed'
+  | 'invalid_type'
+  | 'invalid_format'
+  | 'invalid_value'
+  | 'too_long'
+  | 'out_of_range'
+  | 'reference_not_found'
+  | 'reference_inactive'
+  | 'already_in_use'
+  | 'insufficient_fund_balance';
+
+export interface FieldError {
+  param: string;
+  code: FieldErrorCode;
+  message: string;
+}
+
+export interface ErrorBody {
+  type: ErrorType;
+  code: string;
+  message: string;
+  param?: string;
+  errors?: FieldError[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.message);
+  }
+}
+
+const invalid = (status: number, code: string, message: string, param?: string) =>
+  new ApiError(status, {
+    type: 'invalid_request_error',
+    code,
+    message,
+    ...(param ? { param } : {}),
+  });
+
+export const errors = {
+  invalidJson: (message = 'The request body must be a JSON object.') =>
+    invalid(400, 'invalid_json', message),
+  invalidParameter: (param: string, message: string) =>
+    invalid(400, 'invalid_parameter', message, param),
+  parameterMissing: (param: string) =>
+    invalid(400, 'parameter_missing', `The query parameter ${param} is required.`, param),
+  invalidCursor: (param: string) =>
+    invalid(
+      400,
+      'invalid_cursor',
+      'The cursor is invalid, expired, or does not match this request. Re-run the first request.',
+      param,
+    ),
+  invalidIdempotencyKey: (message: string) =>
+    new ApiError(400, {
+      type: 'idempotency_error',
+      code: 'invalid_idempotency_key',
+      message,
+      param: 'Idempotency-Key',
+    }),
+  idempotencyKeyRequired: () =>
+    new ApiError(400, {
+      type: 'idempotency_error',
+      code: 'idempotency_key_required',
+      message:
+        'A donor without an email has no duplicate protection: send an Idempotency-Key header.',
+      param: 'Idempotency-Key',
+    }),
+  missingApiKey: () =>
+    new ApiError(401, {
+      type: 'authentication_error',
+      code: 'missing_api_key',
+      message: 'Send your API key in the X-Service-API-Key header.',
+    }),
+  invalidApiKey: () =>
+    new ApiError(401, {
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      message: 'The API key is not valid.',
+    }),
+  notFound: (resource: string) =>
+    invalid(404, 'resource_not_found', `No such ${resource}.`, 'id'),
+  routeNotFound: (method: string, path: string) =>
+    invalid(404, 'route_not_found', `No route for ${method} ${path}.`),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new ApiError(
+      405,
+      {
+        type: 'invalid_request_error',
+        code: 'method_not_allowed',
+        message: `${method} is not allowed here. Allowed: ${allowed.join(', ')}.`,
+      },
+      { Allow: allowed.join(', ') },
+    ),
+  idempotencyKeyInFlight: () =>
+    new ApiError(409, {
+      type: 'idempotency_error',
+      code: 'idempotency_key_in_flight',
+      message:
+        'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+    }),
+  idempotencyKeyMismatch: () =>
+    new ApiError(422, {
+      type: 'idempotency_error',
+      code: 'idempotency_key_request_mismatch',
+      message:
+        'This Idempotency-Key was already used with a different request. Use a new key for a new request.',
+    }),
+  invalidStateTransition: (param: string, message: string) =>
+    invalid(409, 'invalid_state_transition', message, param),
+  resourceInUse: (message: string) => invalid(409, 'resource_in_use', message),
+  resourceArchived: (message: string) => invalid(409, 'resource_archived', message),
+  payloadTooLarge: () =>
+    invalid(413, 'payload_too_large', 'The request body is larger than 100 KiB.'),
+  unsupportedMediaType: () =>
+    invalid(415, 'unsupported_media_type', 'Send the request body as Content-Type: application/json.'),
+  validationFailed: (fieldErrors: FieldError[]) => {
+    const first = fieldErrors[0];
+    return new ApiError(422, {
+      type: 'invalid_request_error',
+      code: 'validation_failed',
+      message:
+        fieldErrors.length === 1 && first
+          ? `${first.param}: ${first.message}`
+          : `The request has ${fieldErrors.length} invalid fields.`,
+      ...(first ? { param: first.param } : {}),
+      errors: fieldErrors,
+    });
+  },
+  internal: () =>
+    new ApiError(500, {
+      type: 'api_error',
+      code: 'internal_error',
+      message: 'Something went wrong on our side. The request id identifies it in our logs.',
+    }),
+  serviceUnavailable: () =>
+    new ApiError(
+      503,
+      {
+        type: 'api_error',
+        code: 'service_unavailable',
+        message: 'The service cannot reach its database or queue right now. Retry shortly.',
+      },
+      { 'Retry-After': '1' },
+    ),
+  writeTimeout: () =>
+    new ApiError(504, {
+      type: 'api_error',
+      code: 'write_timeout',
+      message:
+        'The write was accepted but has not finished yet. Retry with the same Idempotency-Key to get its outcome.',
+    }),
+};

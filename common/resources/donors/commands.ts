@@ -1,0 +1,125 @@
+import {
+  deleted,
+  lockClause,
+  pathId,
+  pick,
+  previewCreated,
+  previewUpdated,
+  type Command,
+  type CommandContext,
+} from '../../commands/command.js';
+import { errors, type FieldError } from '../../errors.js';
+import type { JsonObject } from '../../json.js';
+import { requireFields, validateBody, type BodyValidation } from '../../validation/validateBody.js';
+import { alreadyInUse, checkReference, isEmailTaken } from '../checks.js';
+import { presentDonor } from './present.js';
+import { deleteDonor, donorHasGifts, findDonor, insertDonor, updateDonor } from './queries.js';
+import {
+  donorDefaults,
+  donorReadOnly,
+  donorShape,
+  organizationRoles,
+  type DonorFields,
+  type DonorRow,
+} from './schema.js';
+
+const fieldNames = [
+  'role',
+  'first_name',
+  'last_name',
+  'organization_name',
+  'email',
+  'phone',
+  'address',
+  'assigned_user_id',
+  'status',
+  'gives_anonymously',
+] as const;
+
+const inUse = () => errors.resourceInUse('This donor has gifts; delete or move them first.');
+
+/** Which names a role needs or forbids (product.md §4). */
+function applyRoleRules(record: Record<string, unknown>, validation: BodyValidation): void {
+  if (validation.invalid.has('role')) return;
+  const role = String(record.role);
+  if (role === 'Individual') requireFields(record, ['first_name', 'last_name'], validation);
+  if (role === 'Household') requireFields(record, ['last_name'], validation);
+  if (organizationRoles.includes(role)) requireFields(record, ['organization_name'], validation);
+  if (role === 'Individual' && record.organization_name && !validation.invalid.has('organization_name')) {
+    validation.errors.push({ param: 'organization_name', code: 'not_allowed', message: 'is not allowed for an Individual' });
+  }
+  if (role !== 'Individual' && record.status === 'deceased' && !validation.invalid.has('status')) {
+    validation.errors.push({ param: 'status', code: 'invalid_value', message: 'deceased applies only to an Individual' });
+  }
+}
+
+async function validateDonor(ctx: CommandContext, body: JsonObject, existing: DonorRow | null): Promise<DonorFields> {
+  const validation = validateBody(donorShape, body, donorReadOnly);
+  const record: Record<string, unknown> = { ...(existing ?? donorDefaults), ...validation.values };
+  requireFields(record, ['role'], validation);
+  applyRoleRules(record, validation);
+
+  const valid = (name: string) => validation.sent.has(name) && !validation.invalid.has(name) && record[name] !== null;
+  if (valid('email')) {
+    const taken = await isEmailTaken(ctx.db, 'donors', ctx.institution.id, String(record.email), existing?.id ?? null);
+    if (taken) validation.errors.push(alreadyInUse('email', 'donor'));
+  }
+  if (valid('assigned_user_id')) {
+    const problem = await checkReference(ctx.db, 'users', ctx.institution.id, Number(record.assigned_user_id), 'assigned_user_id');
+    if (problem) validation.errors.push(problem);
+  }
+
+  if (validation.errors.length) throw errors.validationFailed(validation.errors);
+  return pick(record, fieldNames) as DonorFields;
+}
+
+const emailOmitted = (body: JsonObject) =>
+  body.email === undefined || body.email === null || (typeof body.email === 'string' && body.email.trim() === '');
+
+const fieldConstraints = {
+  donors_institution_email_key: alreadyInUse('email', 'donor'),
+  donors_assigned_user_fkey: {
+    param: 'assigned_user_id',
+    code: 'reference_not_found',
+    message: 'does not name an existing user',
+  } satisfies FieldError,
+};
+
+export const createDonor: Command = {
+  name: 'donors.create',
+  constraints: fieldConstraints,
+  requiresIdempotencyKey: (request) => emailOmitted(request.body),
+  async execute(ctx, request) {
+    const fields = await validateDonor(ctx, request.body, null);
+    const row = ctx.dryRun ? previewCreated(ctx, fields) : await insertDonor(ctx.db, ctx.institution.id, fields);
+    return { status: 201, body: presentDonor(row), location: `/api/v1/donors/${row.id}` };
+  },
+};
+
+export const updateDonorCommand: Command = {
+  name: 'donors.update',
+  constraints: fieldConstraints,
+  async execute(ctx, request) {
+    const id = pathId(request);
+    const existing = id ? await findDonor(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
+    if (!existing) throw errors.notFound('donor');
+    const fields = await validateDonor(ctx, request.body, existing);
+    const row = ctx.dryRun
+      ? previewUpdated(ctx, existing, fields)
+      : await updateDonor(ctx.db, ctx.institution.id, existing.id, fields);
+    return { status: 200, body: presentDonor(row) };
+  },
+};
+
+export const deleteDonorCommand: Command = {
+  name: 'donors.delete',
+  constraints: { gifts_donor_fkey: inUse },
+  async execute(ctx, request) {
+    const id = pathId(request);
+    const existing = id ? await findDonor(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
+    if (!existing) throw errors.notFound('donor');
+    if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
+    if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
+    return deleted('donor', existing.id);
+  },
+};

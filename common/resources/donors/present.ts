@@ -1,0 +1,52 @@
+import type { JsonObject } from '../../json.js';
+import type { Address, DonorFields, DonorRow, GivingRow } from './schema.js';
+
+/** "First Last" for people; the organisation (or household) name where there is one. */
+export function displayName(donor: Pick<DonorFields, 'role' | 'first_name' | 'last_name' | 'organization_name'>): string {
+  const personal = [donor.first_name, donor.last_name].filter(Boolean).join(' ');
+  if (donor.role === 'Individual') return personal;
+  return donor.organization_name ?? personal;
+}
+
+/** Every address key is always present, null when not given, whatever order it was stored in. */
+function presentAddress(address: Address | null): JsonObject | null {
+  if (!address) return null;
+  return {
+    line1: address.line1 ?? null,
+    line2: address.line2 ?? null,
+    city: address.city ?? null,
+    region: address.region ?? null,
+    postal_code: address.postal_code ?? null,
+    country: address.country ?? null,
+  };
+}
+
+export function presentDonor(row: DonorRow, giving?: GivingRow): JsonObject {
+  return {
+    id: row.id,
+    object: 'donor',
+    role: row.role,
+    display_name: displayName(row),
+    first_name: row.first_name,
+    last_name: row.last_name,
+    organization_name: row.organization_name,
+    email: row.email,
+    phone: row.phone,
+    address: presentAddress(row.address),
+    assigned_user_id: row.assigned_user_id,
+    status: row.status,
+    gives_anonymously: row.gives_anonymously,
+    ...(giving
+      ? {
+          giving: {
+            total_amount: Number(giving.total_amount),
+            gift_count: giving.gift_count,
+            first_gift_date: giving.first_gift_date,
+            last_gift_date: giving.last_gift_date,
+          },
+        }
+      : {}),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { countryCodes } from '../../validation/countries.js';
+import { email, flag, oneOf, recordId, text } from '../../validation/fields.js';
+import type { Shape } from '../../validation/validateBody.js';
+
+export const donorRoles = ['Individual', 'Household', 'Organization', 'Foundation', 'Corporation'] as const;
+export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
+export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
+
+const addressLine = (max: number) =>
+  text(max)
+    .transform((value) => (value === '' ? null : value))
+    .nullable()
+    .optional();
+
+export const addressSchema = z.strictObject(
+  {
+    line1: addressLine(200),
+    line2: addressLine(200),
+    city: addressLine(100),
+    region: addressLine(100),
+    postal_code: addressLine(20),
+    country: z
+      .string({ message: 'must be a string' })
+      .refine((value) => countryCodes.has(value), {
+        message: 'must be an ISO 3166-1 alpha-2 country code such as US',
+        params: { code: 'invalid_value' },
+      })
+      .nullable()
+      .optional(),
+  },
+  { message: 'must be an object' },
+);
+export type Address = z.infer<typeof addressSchema>;
+
+export const donorShape: Shape = {
+  role: { schema: oneOf(donorRoles), required: true },
+  first_name: { schema: text(100), nullable: true },
+  last_name: { schema: text(100), nullable: true },
+  organization_name: { schema: text(200), nullable: true },
+  email: { schema: email, nullable: true },
+  phone: { schema: text(40), nullable: true },
+  address: { schema: addressSchema, nullable: true },
+  assigned_user_id: { schema: recordId, nullable: true },
+  status: { schema: oneOf(donorStatuses) },
+  gives_anonymously: { schema: flag },
+};
+
+export const donorDefaults = {
+  first_name: null,
+  last_name: null,
+  organization_name: null,
+  email: null,
+  phone: null,
+  address: null,
+  assigned_user_id: null,
+  status: 'active',
+  gives_anonymously: false,
+} as const;
+export const donorReadOnly = ['id', 'object', 'created_at', 'updated_at', 'display_name', 'giving'] as const;
+
+export const donorRow = z.object({
+  id: z.number(),
+  role: z.enum(donorRoles),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  organization_name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  address: addressSchema.nullable(),
+  assigned_user_id: z.number().nullable(),
+  status: z.enum(donorStatuses),
+  gives_anonymously: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DonorRow = z.infer<typeof donorRow>;
+export type DonorFields = Omit<DonorRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const givingRow = z.object({
+  total_amount: z.string(),
+  gift_count: z.number(),
+  first_gift_date: z.string().nullable(),
+  last_gift_date: z.string().nullable(),
+});
+export type GivingRow = z.infer<typeof givingRow>;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { email, oneOf, text } from '../../validation/fields.js';
+import type { Shape } from '../../validation/validateBody.js';
+
+export const userRoles = ['admin', 'gift_officer', 'scholarship_manager', 'viewer'] as const;
+export const userStatuses = ['active', 'deactivated'] as const;
+
+export const userShape: Shape = {
+  email: { schema: email, required: true },
+  first_name: { schema: text(100), required: true },
+  last_name: { schema: text(100), required: true },
+  role: { schema: oneOf(userRoles) },
+  status: { schema: oneOf(userStatuses) },
+};
+
+export const userDefaults = { role: 'gift_officer', status: 'active' } as const;
+export const userRequired = ['email', 'first_name', 'last_name'] as const;
+export const userReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
+
+export const userRow = z.object({
+  id: z.number(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  role: z.enum(userRoles),
+  status: z.enum(userStatuses),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type UserRow = z.infer<typeof userRow>;
+export type UserFields = Omit<UserRow, 'id' | 'created_at' | 'updated_at'>;

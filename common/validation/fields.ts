@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+/**
+ * Value schemas for request fields. Each validates a present, non-null value; absence, null and
+ * requiredness are decided by validateBody and the resource's rules.
+ */
+export const text = (max: number) => z.string().trim().max(max, { message: `must be at most ${max} characters` });
+
+export const MAX_AMOUNT = 999_999_999_999.99;
+
+/** Money arrives as a JSON number and is kept exact: its shortest decimal form has at most 2 places. */
+export const money = z
+  .number({ message: 'must be a number' })
+  .gt(0, { message: 'must be greater than 0' })
+  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}` })
+  .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), {
+    message: 'must have at most 2 decimal places',
+    params: { code: 'invalid_format' },
+  });
+
+/** A real calendar date written YYYY-MM-DD; it is stored and returned exactly as sent. */
+export const calendarDate = z
+  .string({ message: 'must be a string' })
+  .refine(
+    (value) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+      if (!match) return false;
+      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+      const date = new Date(Date.UTC(year, month - 1, day));
+      return (
+        year >= 1 &&
+        date.getUTCFullYear() === year &&
+        date.getUTCMonth() === month - 1 &&
+        date.getUTCDate() === day
+      );
+    },
+    { message: 'must be a real date written YYYY-MM-DD', params: { code: 'invalid_format' } },
+  );
+
+export const email = z
+  .string({ message: 'must be a string' })
+  .trim()
+  .max(254, { message: 'must be at most 254 characters' })
+  .pipe(z.email({ message: 'must be a valid email address' }));
+
+export const recordId = z
+  .number({ message: 'must be an integer id' })
+  .int({ message: 'must be an integer id' })
+  .positive({ message: 'must be a positive integer id' })
+  .max(Number.MAX_SAFE_INTEGER, { message: 'is out of range' });
+
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { message: `must be one of: ${values.join(', ')}` });
+
+export const flag = z.boolean({ message: 'must be true or false' });
+
+const currencies = new Set(Intl.supportedValuesOf('currency'));
+export const currencyCode = z
+  .string({ message: 'must be a string' })
+  .refine((value) => /^[A-Z]{3}$/.test(value) && currencies.has(value), {
+    message: 'must be an ISO 4217 currency code such as USD',
+    params: { code: 'invalid_value' },
+  });
+
+/** Money from Postgres numeric(14,2) text to the JSON number clients send and receive. */
+export const moneyToJson = (value: string): number => Number(value);

@@ -1,0 +1,14 @@
+/** Integration tests run against real PostgreSQL, Redis and BullMQ workers (see test/helpers). */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, tsconfig: 'tsconfig.json' }],
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

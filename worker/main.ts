@@ -1,0 +1,10 @@
+/** The `worker` process: commits queued writes to Postgres. Run as many as needed. */
+import { loadConfigOrExit } from '../common/config.js';
+import { createLogger } from '../common/logger.js';
+import { onShutdown } from '../common/shutdown.js';
+import { startWorker } from './worker.js';
+
+const config = loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL);
+const worker = await startWorker(config, logger);
+onShutdown(logger, 'worker', () => worker.close());

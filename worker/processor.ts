@@ -1,0 +1,55 @@
+import type { Job } from 'bullmq';
+import type { DatabasePool } from 'slonik';
+import { commands } from '../common/commands/registry.js';
+import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
+import { isUnavailableError } from '../common/db/unavailable.js';
+import { errors } from '../common/errors.js';
+import { lockKeyFor, releaseLock } from '../common/idempotency/lock.js';
+import type { Logger } from '../common/logger.js';
+import type { Redis } from '../common/redis.js';
+
+export interface ProcessorDeps {
+  pool: DatabasePool;
+  redis: Redis;
+  logger: Logger;
+  queuePrefix: string;
+  idempotencyTtlSeconds: number;
+}
+
+/** A keyless write's receipt only has to outlive a redelivery of its job. */
+const JOB_RECEIPT_TTL_SECONDS = 3_600;
+
+/**
+ * job → command → one transaction → result. Delivery is at least once; the transaction's
+ * receipt makes a second delivery replay the first one's outcome instead of writing again.
+ */
+export function createProcessor(deps: ProcessorDeps) {
+  return async (job: Job<WriteJob, WriteResult>): Promise<WriteResult> => {
+    const data = job.data;
+    const log = deps.logger.child({ requestId: data.requestId, jobId: job.id, command: data.command });
+    const command = commands.get(data.command);
+    if (!command) {
+      log.error('unknown command');
+      return failure(errors.internal());
+    }
+    const started = performance.now();
+    let result: WriteResult;
+    try {
+      result = await runWrite(deps.pool, command, data, {
+        dryRun: false,
+        jobId: job.id ?? data.requestId,
+        idempotencyTtlSeconds: data.idempotencyKey ? deps.idempotencyTtlSeconds : JOB_RECEIPT_TTL_SECONDS,
+      });
+    } catch (error) {
+      if (!isUnavailableError(error)) throw error;
+      log.warn({ err: error }, 'database unavailable');
+      result = failure(errors.serviceUnavailable());
+    }
+    if (data.idempotencyKey && data.lockToken) {
+      const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
+      await releaseLock(deps.redis, lockKey, data.lockToken).catch(() => {});
+    }
+    log.info({ status: result.status, replayed: result.ok && result.replayed, ms: Math.round(performance.now() - started) }, 'job done');
+    return result;
+  };
+}

@@ -4,11 +4,11 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
+  globalSetup: '<rootDir>/test/helpers/globalSetup.js',
+  globalTeardown: '<rootDir>/test/helpers/globalTeardown.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,0 +1,17 @@
+import { startTestService, type TestService } from './helpers/harness.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+test('creates a donor through the queue', async () => {
+  const response = await service.call('POST', '/api/v1/donors', {
+    body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org' },
+  });
+  expect(response.status).toBe(201);
+  expect(await service.count('donors')).toBe(1);
+});

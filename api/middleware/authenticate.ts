@@ -7,7 +7,8 @@ import { errors } from '../../common/errors.js';
 export function requireApiKey(pool: DatabasePool): RequestHandler {
   return async (req, res, next) => {
     const presented = req.get('X-Service-API-Key');
-    if (presented === undefined || presented === '') throw errors.missingApiKey();
+    // Absent is missing; sent but empty is a key that is not valid (product.md §2).
+    if (presented === undefined) throw errors.missingApiKey();
     const principal = await authenticate(pool, presented);
     if (!principal) throw errors.invalidApiKey();
     res.locals.principal = principal;

@@ -18,13 +18,23 @@ function fromBodyParser(error: unknown): ApiError | null {
   return null;
 }
 
+/**
+ * The router could not percent-decode a path parameter (`/donors/%E0%A4%A`): such a path names
+ * nothing, like any other unknown path, so 404 rather than a 500.
+ */
+function fromRouter(error: unknown, method: string, path: string): ApiError | null {
+  return error instanceof URIError ? errors.routeNotFound(method, path) : null;
+}
+
 /** The last middleware: every failure leaves in the documented envelope, never with a stack trace. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const apiError =
       error instanceof ApiError
         ? error
-        : (fromBodyParser(error) ?? (isUnavailableError(error) ? errors.serviceUnavailable() : null));
+        : (fromBodyParser(error) ??
+          fromRouter(error, req.method, req.path) ??
+          (isUnavailableError(error) ? errors.serviceUnavailable() : null));
     if (apiError) {
       if (apiError.status >= 500) logger.warn({ err: error, requestId: res.locals.requestId }, apiError.body.message);
       sendError(res, apiError);

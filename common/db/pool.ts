@@ -26,7 +26,7 @@ export interface PoolOptions {
 export async function createDatabasePool(url: string, options: PoolOptions): Promise<DatabasePool> {
   const connectionUri = new URL(url);
   connectionUri.searchParams.set('application_name', options.applicationName);
-  return createPool(connectionUri.toString(), {
+  const pool = await createPool(connectionUri.toString(), {
     typeParsers,
     maxPoolSize: options.maxPoolSize,
     // Fail fast when Postgres is unreachable so that callers can answer 503 instead of hanging.
@@ -36,4 +36,8 @@ export async function createDatabasePool(url: string, options: PoolOptions): Pro
     idleInTransactionSessionTimeout: 30_000,
     captureStackTrace: false,
   });
+  // Slonik also emits every failed query on the pool; without a listener Node would replace the
+  // typed error (a unique violation, say) by ERR_UNHANDLED_ERROR. Callers get the error anyway.
+  pool.on('error', () => {});
+  return pool;
 }

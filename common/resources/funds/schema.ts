@@ -5,11 +5,14 @@ import type { Shape } from '../../validation/validateBody.js';
 export const fundRestrictions = ['unrestricted', 'temporarily_restricted', 'permanently_restricted'] as const;
 export const fundStatuses = ['active', 'closed'] as const;
 
-/** A limit may be 0 (nothing may be awarded), unlike a gift amount. */
+/**
+ * A limit may be 0 (nothing may be awarded), unlike a gift amount. A value out of range is only
+ * `out_of_range`: `abort` stops the decimal-places check, which "-1" or "1e+21" would also fail.
+ */
 const awardLimit = z
   .number({ message: 'must be a number or null' })
-  .min(0, { message: 'must be 0 or more' })
-  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}` })
+  .min(0, { message: 'must be 0 or more', abort: true })
+  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}`, abort: true })
   .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), {
     message: 'must have at most 2 decimal places',
     params: { code: 'invalid_format' },

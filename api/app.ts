@@ -42,7 +42,9 @@ export function createApp(deps: AppDeps): Express {
       logger: deps.logger,
       genReqId: (_req, res) => String(res.getHeader('Request-Id')),
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+      },
     }),
   );
 
@@ -51,24 +53,35 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/ready', async (_req, res) => {
     const [database, redis] = await Promise.all([
-      deps.pool.oneFirst(sql.unsafe`SELECT 1`).then(() => true, () => false),
-      deps.redis.ping().then(() => true, () => false),
+      deps.pool.oneFirst(sql.unsafe`SELECT 1`).then(
+        () => true,
+        () => false,
+      ),
+      deps.redis.ping().then(
+        () => true,
+        () => false,
+      ),
     ]);
     const ready = database && redis;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database, redis });
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'unavailable', database, redis });
   });
 
   const api = express.Router();
   api.use(requireApiKey(deps.pool));
-  api.use(jsonBody);
   const allowed = new Map<string, Method[]>();
   for (const route of apiRoutes(deps.pool, deps.gateway)) {
-    api[route.method](route.path, route.handler);
+    const body = route.method === 'post' || route.method === 'patch' ? jsonBody : [];
+    api[route.method](route.path, ...body, route.handler);
     allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);
   }
   for (const [path, methods] of allowed) {
     api.all(path, (req) => {
-      throw errors.methodNotAllowed(req.method, methods.map((method) => method.toUpperCase()));
+      throw errors.methodNotAllowed(
+        req.method,
+        methods.map((method) => method.toUpperCase()),
+      );
     });
   }
   app.use('/api/v1', api);

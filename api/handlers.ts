@@ -6,7 +6,12 @@ import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import type { JsonObject } from '../common/json.js';
 import type { Retrieval } from '../common/resources/retrieve.js';
-import { jsonBodyOf, parseDryRun, parseIdempotencyKey, rejectUnknownQuery } from './requestParsing.js';
+import {
+  jsonBodyOf,
+  parseDryRun,
+  parseIdempotencyKey,
+  rejectUnknownQuery,
+} from './requestParsing.js';
 import type { WriteGateway } from './writeGateway.js';
 
 function sendResult(res: Response, result: WriteResult, dryRun: boolean): void {
@@ -22,8 +27,12 @@ export function writeHandler(gateway: WriteGateway, command: Command): RequestHa
     rejectUnknownQuery(req, ['dry_run']);
     const dryRun = parseDryRun(req);
     const idempotencyKey = parseIdempotencyKey(req);
-    const request: WriteRequest = { params: { ...req.params } as Record<string, string>, body: jsonBodyOf(req) };
-    if (!idempotencyKey && command.requiresIdempotencyKey?.(request)) throw errors.idempotencyKeyRequired();
+    const request: WriteRequest = {
+      params: { ...req.params } as Record<string, string>,
+      body: jsonBodyOf(req),
+    };
+    if (!idempotencyKey && command.requiresIdempotencyKey?.(request))
+      throw errors.idempotencyKeyRequired();
     const { principal, requestId } = res.locals;
     const job: WriteJob = {
       command: command.name,
@@ -41,7 +50,11 @@ export function writeHandler(gateway: WriteGateway, command: Command): RequestHa
 }
 
 /** GET /things/{id}: a record of another institution is as absent as a missing one. */
-export function retrieveHandler(pool: DatabasePool, resource: string, retrieve: Retrieval): RequestHandler {
+export function retrieveHandler(
+  pool: DatabasePool,
+  resource: string,
+  retrieve: Retrieval,
+): RequestHandler {
   return async (req, res) => {
     rejectUnknownQuery(req, []);
     const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });

@@ -2,10 +2,23 @@ import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
-import { createDonor, deleteDonorCommand, updateDonorCommand } from '../common/resources/donors/commands.js';
+import {
+  createDonor,
+  deleteDonorCommand,
+  updateDonorCommand,
+} from '../common/resources/donors/commands.js';
 import { createFund, updateFundCommand } from '../common/resources/funds/commands.js';
-import { createGift, deleteGiftCommand, updateGiftCommand } from '../common/resources/gifts/commands.js';
-import { retrieveDonor, retrieveFund, retrieveGift, retrieveUser } from '../common/resources/retrieve.js';
+import {
+  createGift,
+  deleteGiftCommand,
+  updateGiftCommand,
+} from '../common/resources/gifts/commands.js';
+import {
+  retrieveDonor,
+  retrieveFund,
+  retrieveGift,
+  retrieveUser,
+} from '../common/resources/retrieve.js';
 import { createUser, updateUserCommand } from '../common/resources/users/commands.js';
 import { readHandler, retrieveHandler, writeHandler } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
@@ -21,11 +34,15 @@ export interface Route {
 /** The API at a glance; every path is under /api/v1. */
 export function apiRoutes(pool: DatabasePool, gateway: WriteGateway): Route[] {
   return [
-    { method: 'get', path: '/institution', handler: readHandler(async (res) => {
-      const row = await findInstitution(pool, res.locals.principal.institution.id);
-      if (!row) throw errors.invalidApiKey();
-      return presentInstitution(row);
-    }) },
+    {
+      method: 'get',
+      path: '/institution',
+      handler: readHandler(async (res) => {
+        const row = await findInstitution(pool, res.locals.principal.institution.id);
+        if (!row) throw errors.invalidApiKey();
+        return presentInstitution(row);
+      }),
+    },
 
     { method: 'post', path: '/donors', handler: writeHandler(gateway, createDonor) },
     { method: 'get', path: '/donors/:id', handler: retrieveHandler(pool, 'donor', retrieveDonor) },

@@ -22,7 +22,10 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   });
   const redis = createRedis(config.REDIS_URL, 'request');
   const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
-  const queueEvents = createWriteQueueEvents(redisOptions(config.REDIS_URL, 'blocking'), config.QUEUE_PREFIX);
+  const queueEvents = createWriteQueueEvents(
+    redisOptions(config.REDIS_URL, 'blocking'),
+    config.QUEUE_PREFIX,
+  );
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   queueEvents.on('error', (error) => logger.warn({ err: error }, 'queue events connection error'));
   // Waiters must be subscribed before the first job can finish.

@@ -38,16 +38,32 @@ export class WriteGateway {
     const key = job.idempotencyKey;
     if (!key) return this.enqueueAndWait(job);
 
-    const completed = await findReceipt(this.deps.pool, { institutionId: job.institution.id, source: 'client', key });
+    const completed = await findReceipt(this.deps.pool, {
+      institutionId: job.institution.id,
+      source: 'client',
+      key,
+    });
     if (completed) {
-      if (completed.fingerprint !== job.fingerprint) return failure(errors.idempotencyKeyMismatch());
-      return { ok: true, status: completed.status, body: completed.body, location: completed.location, replayed: true };
+      if (completed.fingerprint !== job.fingerprint)
+        return failure(errors.idempotencyKeyMismatch());
+      return {
+        ok: true,
+        status: completed.status,
+        body: completed.body,
+        location: completed.location,
+        replayed: true,
+      };
     }
 
     const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
     const token = newLockToken(job.fingerprint);
     // The lease outlives the wait: after a 504 the key stays locked until the worker finishes.
-    const attempt = await acquireLock(this.deps.redis, lockKey, token, this.deps.config.WRITE_TIMEOUT_MS * 3);
+    const attempt = await acquireLock(
+      this.deps.redis,
+      lockKey,
+      token,
+      this.deps.config.WRITE_TIMEOUT_MS * 3,
+    );
     if (!attempt.acquired) {
       return failure(
         attempt.holderFingerprint === null || attempt.holderFingerprint === job.fingerprint
@@ -69,7 +85,10 @@ export class WriteGateway {
   private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {
     const queued = await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
     try {
-      return (await queued.waitUntilFinished(this.deps.queueEvents, this.deps.config.WRITE_TIMEOUT_MS)) as WriteResult;
+      return (await queued.waitUntilFinished(
+        this.deps.queueEvents,
+        this.deps.config.WRITE_TIMEOUT_MS,
+      )) as WriteResult;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw message.includes('timed out before finishing') ? errors.writeTimeout() : error;

@@ -5,23 +5,41 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DatabasePool } from 'slonik';
 import { createDatabasePool } from '../common/db/pool.js';
-import { createInstitution, findInstitution, insertApiKey, revokeApiKey } from '../common/institutions.js';
+import {
+  createInstitution,
+  findInstitution,
+  insertApiKey,
+  revokeApiKey,
+} from '../common/institutions.js';
 import { currencyCode } from '../common/validation/fields.js';
 
 class CliError extends Error {}
 
 const positiveInt = (value: string) => {
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError('must be a positive integer');
-  return Number(value);
+  const number = Number(value);
+  if (!/^[1-9]\d*$/.test(value) || !Number.isSafeInteger(number)) {
+    throw new InvalidArgumentError('must be a positive integer');
+  }
+  return number;
 };
 const currency = (value: string) => {
   const upper = value.toUpperCase();
-  if (!currencyCode.safeParse(upper).success) throw new InvalidArgumentError('must be an ISO 4217 code such as USD');
+  if (!currencyCode.safeParse(upper).success)
+    throw new InvalidArgumentError('must be an ISO 4217 code such as USD');
   return upper;
 };
 const nonBlank = (value: string) => {
   if (value.trim() === '') throw new InvalidArgumentError('must not be blank');
   return value.trim();
+};
+/** Like the names of every other resource (product.md §4): at most 200 characters, one line. */
+const institutionName = (value: string) => {
+  const name = nonBlank(value);
+  if (name.length > 200) throw new InvalidArgumentError('must be at most 200 characters');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name))
+    throw new InvalidArgumentError('must not contain control characters');
+  return name;
 };
 
 async function withPool<T>(action: (pool: DatabasePool) => Promise<T>): Promise<void> {
@@ -39,13 +57,18 @@ async function withPool<T>(action: (pool: DatabasePool) => Promise<T>): Promise<
 const program = new Command('admin')
   .description('Operator tool for the donor and gift management service')
   .exitOverride()
-  .configureOutput({ writeOut: (text) => process.stderr.write(text), writeErr: (text) => process.stderr.write(text) });
+  .configureOutput({
+    writeOut: (text) => process.stderr.write(text),
+    writeErr: (text) => process.stderr.write(text),
+    // An error is one line, even when it quotes an argument that holds a line break.
+    outputError: (text, write) => write(`${text.trimEnd().replace(/\r?\n/g, '\\n')}\n`),
+  });
 
 const institution = program.command('institution').description('Manage institutions');
 institution
   .command('create')
   .description('Create an institution and its first API key')
-  .requiredOption('--name <name>', 'institution name', nonBlank)
+  .requiredOption('--name <name>', 'institution name (at most 200 characters)', institutionName)
   .option('--currency <code>', 'default ISO 4217 currency of its gifts', currency, 'USD')
   .action((options: { name: string; currency: string }) =>
     withPool(async (pool) => {
@@ -71,7 +94,7 @@ apiKey
 apiKey
   .command('revoke')
   .description('Revoke an API key; it stops working at once')
-  .requiredOption('--id <key id>', 'API key id (key_...)')
+  .requiredOption('--id <key id>', 'API key id (key_...)', nonBlank)
   .action((options: { id: string }) =>
     withPool(async (pool) => {
       const revoked = await revokeApiKey(pool, options.id);

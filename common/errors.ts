@@ -96,8 +96,7 @@ export const errors = {
       code: 'invalid_api_key',
       message: 'The API key is not valid.',
     }),
-  notFound: (resource: string) =>
-    invalid(404, 'resource_not_found', `No such ${resource}.`, 'id'),
+  notFound: (resource: string) => invalid(404, 'resource_not_found', `No such ${resource}.`, 'id'),
   routeNotFound: (method: string, path: string) =>
     invalid(404, 'route_not_found', `No route for ${method} ${path}.`),
   methodNotAllowed: (method: string, allowed: string[]) =>
@@ -131,7 +130,11 @@ export const errors = {
   payloadTooLarge: () =>
     invalid(413, 'payload_too_large', 'The request body is larger than 100 KiB.'),
   unsupportedMediaType: () =>
-    invalid(415, 'unsupported_media_type', 'Send the request body as Content-Type: application/json.'),
+    invalid(
+      415,
+      'unsupported_media_type',
+      'Send the request body as Content-Type: application/json.',
+    ),
   validationFailed: (fieldErrors: FieldError[]) => {
     const first = fieldErrors[0];
     return new ApiError(422, {

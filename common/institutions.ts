@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { generateApiKey } from './auth/apiKeys.js';
 import type { JsonObject } from './json.js';
 
-const institutionRow = z.object({ id: z.number(), name: z.string(), currency: z.string(), created_at: z.string() });
+const institutionRow = z.object({
+  id: z.number(),
+  name: z.string(),
+  currency: z.string(),
+  created_at: z.string(),
+});
 type InstitutionRow = z.infer<typeof institutionRow>;
 
 export const presentInstitution = (row: InstitutionRow): JsonObject => ({
@@ -14,7 +19,10 @@ export const presentInstitution = (row: InstitutionRow): JsonObject => ({
   created_at: row.created_at,
 });
 
-export function findInstitution(db: CommonQueryMethods, id: number): Promise<InstitutionRow | null> {
+export function findInstitution(
+  db: CommonQueryMethods,
+  id: number,
+): Promise<InstitutionRow | null> {
   return db.maybeOne(sql.type(institutionRow)`
     SELECT id, name, currency, created_at FROM institutions WHERE id = ${id}`);
 }

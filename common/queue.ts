@@ -18,7 +18,11 @@ export const writeJobOptions: JobsOptions = {
 };
 
 export function createWriteQueue(connection: ConnectionOptions, prefix: string): WriteQueue {
-  const queue: WriteQueue = new Queue(WRITE_QUEUE, { connection, prefix, defaultJobOptions: writeJobOptions });
+  const queue: WriteQueue = new Queue(WRITE_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: writeJobOptions,
+  });
   queue.setMaxListeners(0);
   return queue;
 }

@@ -3,7 +3,9 @@ import { Redis, type RedisOptions } from 'ioredis';
 export type { Redis };
 
 /** ioredis options narrowed so that BullMQ accepts them too. */
-export type RedisSettings = Omit<RedisOptions, 'retryStrategy'> & { retryStrategy: (attempt: number) => number };
+export type RedisSettings = Omit<RedisOptions, 'retryStrategy'> & {
+  retryStrategy: (attempt: number) => number;
+};
 
 /**
  * `request`: the API's connection for locks and enqueueing; it fails at once while Redis is

@@ -1,7 +1,12 @@
 import type { Logger } from './logger.js';
 
 /** SIGTERM/SIGINT: stop taking work, finish what is in flight, close connections, exit. */
-export function onShutdown(logger: Logger, name: string, close: () => Promise<void>, graceMs = 30_000): void {
+export function onShutdown(
+  logger: Logger,
+  name: string,
+  close: () => Promise<void>,
+  graceMs = 30_000,
+): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
-import { startTestService, type ApiResponse, type Tenant, type TestService } from './helpers/harness.js';
+import {
+  startTestService,
+  type ApiResponse,
+  type Tenant,
+  type TestService,
+} from './helpers/harness.js';
 
 /** Donor create, retrieve, update and delete over HTTP (product.md §1, §3, §4 "Donor"). */
 
@@ -29,7 +34,13 @@ interface Donor {
   updated_at: string;
 }
 interface ErrorEnvelope {
-  error: { type: string; code: string; message: string; param?: string; errors?: { param: string; code: string }[] };
+  error: {
+    type: string;
+    code: string;
+    message: string;
+    param?: string;
+    errors?: { param: string; code: string }[];
+  };
 }
 type Body = Record<string, unknown>;
 
@@ -53,10 +64,17 @@ afterAll(async () => {
   await service?.close();
 });
 
-const withKey = (headers: Record<string, string> = {}) => ({ 'Idempotency-Key': randomUUID(), ...headers });
+const withKey = (headers: Record<string, string> = {}) => ({
+  'Idempotency-Key': randomUUID(),
+  ...headers,
+});
 
 async function create(body: Body, key?: string): Promise<Donor> {
-  const response = await service.call<Donor>('POST', '/api/v1/donors', { body, key, headers: withKey() });
+  const response = await service.call<Donor>('POST', '/api/v1/donors', {
+    body,
+    key,
+    headers: withKey(),
+  });
   expect(response.status).toBe(201);
   return response.body;
 }
@@ -69,7 +87,8 @@ async function createGift(donorId: number, amount: number, giftDate: string): Pr
   expect(response.status).toBe(201);
 }
 
-const donorRow = (id: number) => service.db.maybeOne(sql.unsafe`SELECT * FROM donors WHERE id = ${id}`);
+const donorRow = (id: number) =>
+  service.db.maybeOne(sql.unsafe`SELECT * FROM donors WHERE id = ${id}`);
 const donorCount = () => service.count('donors');
 
 function expectError(response: ApiResponse, status: number, type: string, code: string): void {
@@ -102,7 +121,10 @@ describe('donor create without an email needs an Idempotency-Key', () => {
   test('with a key the same create succeeds, and the dry run too', async () => {
     const body = { role: 'Individual', first_name: 'Keyed', last_name: 'Donor' };
     const before = await donorCount();
-    const dry = await service.call<Donor>('POST', '/api/v1/donors?dry_run=true', { body, headers: withKey() });
+    const dry = await service.call<Donor>('POST', '/api/v1/donors?dry_run=true', {
+      body,
+      headers: withKey(),
+    });
     expect(dry.status).toBe(201);
     expect(await donorCount()).toBe(before);
     const real = await service.call<Donor>('POST', '/api/v1/donors', { body, headers: withKey() });
@@ -113,7 +135,12 @@ describe('donor create without an email needs an Idempotency-Key', () => {
 
   test('with an email no key is needed', async () => {
     const response = await service.call<Donor>('POST', '/api/v1/donors', {
-      body: { role: 'Individual', first_name: 'Mailed', last_name: 'Donor', email: 'mailed@example.org' },
+      body: {
+        role: 'Individual',
+        first_name: 'Mailed',
+        last_name: 'Donor',
+        email: 'mailed@example.org',
+      },
     });
     expect(response.status).toBe(201);
     expect(await donorRow(response.body.id)).not.toBeNull();
@@ -130,7 +157,13 @@ describe('POST /donors', () => {
         last_name: 'Lovelace  ',
         email: ' Ada@Example.org ',
         phone: ' +44 20 7946 0000 ',
-        address: { line1: '12 St James Square', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB', region: ' ' },
+        address: {
+          line1: '12 St James Square',
+          city: 'London',
+          postal_code: 'SW1Y 4JH',
+          country: 'GB',
+          region: ' ',
+        },
         assigned_user_id: officerId,
         gives_anonymously: true,
       },
@@ -193,11 +226,23 @@ describe('POST /donors', () => {
 
   test.each([
     ['Individual', { first_name: 'Ada', last_name: 'Lovelace' }, 'Ada Lovelace'],
-    ['Household with an organization_name', { first_name: 'Ada', last_name: 'King', organization_name: 'The King Household' }, 'The King Household'],
-    ['Household without an organization_name', { first_name: 'Ada', last_name: 'King' }, 'Ada King'],
+    [
+      'Household with an organization_name',
+      { first_name: 'Ada', last_name: 'King', organization_name: 'The King Household' },
+      'The King Household',
+    ],
+    [
+      'Household without an organization_name',
+      { first_name: 'Ada', last_name: 'King' },
+      'Ada King',
+    ],
     ['Household with only a last_name', { last_name: 'King' }, 'King'],
     ['Organization', { organization_name: 'Analytical Society' }, 'Analytical Society'],
-    ['Organization with personal names too', { organization_name: 'Babbage & Co', first_name: 'Charles', last_name: 'Babbage' }, 'Babbage & Co'],
+    [
+      'Organization with personal names too',
+      { organization_name: 'Babbage & Co', first_name: 'Charles', last_name: 'Babbage' },
+      'Babbage & Co',
+    ],
     ['Foundation', { organization_name: 'Lovelace Foundation' }, 'Lovelace Foundation'],
     ['Corporation', { organization_name: 'Engines plc' }, 'Engines plc'],
   ])('display_name of a %s', async (label, names, expected) => {
@@ -211,29 +256,79 @@ describe('POST /donors', () => {
   test.each([
     ['query parameter', '?dry_run=true', {}],
     ['header', '', { 'Dry-Run': 'true' }],
-  ])('a dry run (%s) answers 201 with id 0, no Location and the body the real call then returns', async (_label, query, headers) => {
-    const email = `dry.${randomUUID()}@example.org`;
-    const body = { role: 'Household', last_name: 'Somerville', organization_name: 'The Somervilles', email, assigned_user_id: officerId };
-    const key = randomUUID();
-    const before = await donorCount();
+  ])(
+    'a dry run (%s) answers 201 with id 0, no Location and the body the real call then returns',
+    async (_label, query, headers) => {
+      const email = `dry.${randomUUID()}@example.org`;
+      const body = {
+        role: 'Household',
+        last_name: 'Somerville',
+        organization_name: 'The Somervilles',
+        email,
+        assigned_user_id: officerId,
+      };
+      const key = randomUUID();
+      const before = await donorCount();
 
-    const dry = await service.call<Donor>('POST', `/api/v1/donors${query}`, { body, headers: { 'Idempotency-Key': key, ...headers } });
-    expect(dry.status).toBe(201);
-    expect(dry.body.id).toBe(0);
-    expect(dry.headers.get('Location')).toBeNull();
-    expect(dry.body.created_at).toMatch(ISO_MS);
-    expect(dry.body.updated_at).toMatch(ISO_MS);
-    expect(await donorCount()).toBe(before);
-    expect(await service.db.maybeOne(sql.unsafe`SELECT id FROM donors WHERE email = ${email}`)).toBeNull();
+      const dry = await service.call<Donor>('POST', `/api/v1/donors${query}`, {
+        body,
+        headers: { 'Idempotency-Key': key, ...headers },
+      });
+      expect(dry.status).toBe(201);
+      expect(dry.body.id).toBe(0);
+      expect(dry.headers.get('Location')).toBeNull();
+      expect(dry.body.created_at).toMatch(ISO_MS);
+      expect(dry.body.updated_at).toMatch(ISO_MS);
+      expect(await donorCount()).toBe(before);
+      expect(
+        await service.db.maybeOne(sql.unsafe`SELECT id FROM donors WHERE email = ${email}`),
+      ).toBeNull();
 
-    // The dry run neither took the email nor consumed the key.
-    const real = await service.call<Donor>('POST', '/api/v1/donors', { body, headers: { 'Idempotency-Key': key } });
-    expect(real.status).toBe(201);
-    expect(real.headers.get('Idempotent-Replayed')).toBeNull();
-    expect(real.body.id).toBeGreaterThan(0);
-    expect(real.body).toEqual({ ...dry.body, id: real.body.id, created_at: real.body.created_at, updated_at: real.body.updated_at });
-    expect(await donorCount()).toBe(before + 1);
-  });
+      // The dry run neither took the email nor consumed the key.
+      const real = await service.call<Donor>('POST', '/api/v1/donors', {
+        body,
+        headers: { 'Idempotency-Key': key },
+      });
+      expect(real.status).toBe(201);
+      expect(real.headers.get('Idempotent-Replayed')).toBeNull();
+      expect(real.body.id).toBeGreaterThan(0);
+      expect(real.body).toEqual({
+        ...dry.body,
+        id: real.body.id,
+        created_at: real.body.created_at,
+        updated_at: real.body.updated_at,
+      });
+      expect(await donorCount()).toBe(before + 1);
+    },
+  );
+});
+
+test('concurrent creates with one email in different letter cases make exactly one donor', async () => {
+  const emails = [
+    'race@example.org',
+    'RACE@example.org',
+    'Race@Example.org',
+    'race@EXAMPLE.ORG',
+    'rAcE@example.org',
+  ];
+  const responses = await Promise.all(
+    emails.map((email, index) =>
+      service.call('POST', '/api/v1/donors', {
+        body: { role: 'Individual', first_name: `Racer${index}`, last_name: 'Donor', email },
+      }),
+    ),
+  );
+  const statuses = responses.map((response) => response.status).sort();
+  expect(statuses).toEqual([201, 422, 422, 422, 422]);
+  for (const response of responses.filter((item) => item.status === 422)) {
+    expect((response.body as unknown as ErrorEnvelope).error.errors).toEqual([
+      { param: 'email', code: 'already_in_use', message: expect.any(String) },
+    ]);
+  }
+  const rows = await service.db.any(
+    sql.unsafe`SELECT id FROM donors WHERE lower(email) = 'race@example.org'`,
+  );
+  expect(rows).toHaveLength(1);
 });
 
 describe('GET /donors/{id}', () => {
@@ -286,7 +381,9 @@ describe('PATCH /donors/{id}', () => {
       gives_anonymously: true,
       updated_at: expect.stringMatching(ISO_MS),
     });
-    expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(donor.updated_at));
+    expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(
+      Date.parse(donor.updated_at),
+    );
 
     const fetched = await service.call<Donor>('GET', `/api/v1/donors/${donor.id}`);
     expect({ ...fetched.body, giving: undefined }).toEqual({ ...response.body, giving: undefined });
@@ -300,9 +397,16 @@ describe('PATCH /donors/{id}', () => {
   });
 
   test('revalidates the merged record: a role change needs the new role’s fields', async () => {
-    const donor = await create({ role: 'Individual', first_name: 'Joan', last_name: 'Clarke', email: 'joan@example.org' });
+    const donor = await create({
+      role: 'Individual',
+      first_name: 'Joan',
+      last_name: 'Clarke',
+      email: 'joan@example.org',
+    });
 
-    const refused = await service.call('PATCH', `/api/v1/donors/${donor.id}`, { body: { role: 'Organization' } });
+    const refused = await service.call('PATCH', `/api/v1/donors/${donor.id}`, {
+      body: { role: 'Organization' },
+    });
     expectError(refused, 422, 'invalid_request_error', 'validation_failed');
     expect((refused.body as unknown as ErrorEnvelope).error.errors).toEqual([
       { param: 'organization_name', code: 'required', message: expect.any(String) },
@@ -322,7 +426,9 @@ describe('PATCH /donors/{id}', () => {
     });
 
     // Back to Individual: the organisation name must go at the same time.
-    const notAllowed = await service.call('PATCH', `/api/v1/donors/${donor.id}`, { body: { role: 'Individual' } });
+    const notAllowed = await service.call('PATCH', `/api/v1/donors/${donor.id}`, {
+      body: { role: 'Individual' },
+    });
     expectError(notAllowed, 422, 'invalid_request_error', 'validation_failed');
     expect((notAllowed.body as unknown as ErrorEnvelope).error.errors).toEqual([
       { param: 'organization_name', code: 'not_allowed', message: expect.any(String) },
@@ -331,7 +437,11 @@ describe('PATCH /donors/{id}', () => {
       body: { role: 'Individual', organization_name: null },
     });
     expect(back.status).toBe(200);
-    expect(back.body).toMatchObject({ role: 'Individual', organization_name: null, display_name: 'Joan Clarke' });
+    expect(back.body).toMatchObject({
+      role: 'Individual',
+      organization_name: null,
+      display_name: 'Joan Clarke',
+    });
   });
 
   test('null clears an optional field such as email, address or assigned_user_id', async () => {
@@ -347,19 +457,40 @@ describe('PATCH /donors/{id}', () => {
       body: { email: null, address: null, assigned_user_id: null },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ email: null, address: null, assigned_user_id: null, first_name: 'Hedy' });
-    expect(await donorRow(donor.id)).toMatchObject({ email: null, address: null, assigned_user_id: null });
+    expect(response.body).toMatchObject({
+      email: null,
+      address: null,
+      assigned_user_id: null,
+      first_name: 'Hedy',
+    });
+    expect(await donorRow(donor.id)).toMatchObject({
+      email: null,
+      address: null,
+      assigned_user_id: null,
+    });
 
     // The freed email can be used by another donor.
     const reuse = await service.call('POST', '/api/v1/donors', {
-      body: { role: 'Individual', first_name: 'Other', last_name: 'Hedy', email: 'HEDY@example.org' },
+      body: {
+        role: 'Individual',
+        first_name: 'Other',
+        last_name: 'Hedy',
+        email: 'HEDY@example.org',
+      },
     });
     expect(reuse.status).toBe(201);
   });
 
   test('a donor may keep its own email in another letter case', async () => {
-    const donor = await create({ role: 'Individual', first_name: 'Katherine', last_name: 'Johnson', email: 'kj@example.org' });
-    const response = await service.call<Donor>('PATCH', `/api/v1/donors/${donor.id}`, { body: { email: 'KJ@Example.org' } });
+    const donor = await create({
+      role: 'Individual',
+      first_name: 'Katherine',
+      last_name: 'Johnson',
+      email: 'kj@example.org',
+    });
+    const response = await service.call<Donor>('PATCH', `/api/v1/donors/${donor.id}`, {
+      body: { email: 'KJ@Example.org' },
+    });
     expect(response.status).toBe(200);
     expect(response.body.email).toBe('KJ@Example.org');
   });
@@ -367,28 +498,36 @@ describe('PATCH /donors/{id}', () => {
   test.each([
     ['query parameter', '?dry_run=true', {}],
     ['header', '', { 'Dry-Run': 'true' }],
-  ])('a dry run (%s) returns the would-be donor and changes nothing', async (_label, query, headers) => {
-    const donor = await create({ role: 'Individual', first_name: 'Emmy', last_name: 'Noether', email: `emmy.${randomUUID()}@example.org` });
-    const rowBefore = await donorRow(donor.id);
+  ])(
+    'a dry run (%s) returns the would-be donor and changes nothing',
+    async (_label, query, headers) => {
+      const donor = await create({
+        role: 'Individual',
+        first_name: 'Emmy',
+        last_name: 'Noether',
+        email: `emmy.${randomUUID()}@example.org`,
+      });
+      const rowBefore = await donorRow(donor.id);
 
-    const dry = await service.call<Donor>('PATCH', `/api/v1/donors/${donor.id}${query}`, {
-      body: { role: 'Foundation', organization_name: 'Noether Foundation', email: null },
-      headers,
-    });
-    expect(dry.status).toBe(200);
-    expect(dry.body).toEqual({
-      ...donor,
-      role: 'Foundation',
-      organization_name: 'Noether Foundation',
-      display_name: 'Noether Foundation',
-      email: null,
-      updated_at: expect.stringMatching(ISO_MS),
-    });
+      const dry = await service.call<Donor>('PATCH', `/api/v1/donors/${donor.id}${query}`, {
+        body: { role: 'Foundation', organization_name: 'Noether Foundation', email: null },
+        headers,
+      });
+      expect(dry.status).toBe(200);
+      expect(dry.body).toEqual({
+        ...donor,
+        role: 'Foundation',
+        organization_name: 'Noether Foundation',
+        display_name: 'Noether Foundation',
+        email: null,
+        updated_at: expect.stringMatching(ISO_MS),
+      });
 
-    expect(await donorRow(donor.id)).toEqual(rowBefore);
-    const fetched = await service.call<Donor>('GET', `/api/v1/donors/${donor.id}`);
-    expect({ ...fetched.body, giving: undefined }).toEqual({ ...donor, giving: undefined });
-  });
+      expect(await donorRow(donor.id)).toEqual(rowBefore);
+      const fetched = await service.call<Donor>('GET', `/api/v1/donors/${donor.id}`);
+      expect({ ...fetched.body, giving: undefined }).toEqual({ ...donor, giving: undefined });
+    },
+  );
 });
 
 describe('DELETE /donors/{id}', () => {
@@ -408,15 +547,20 @@ describe('DELETE /donors/{id}', () => {
   test.each([
     ['query parameter', '?dry_run=true', {}],
     ['header', '', { 'Dry-Run': 'true' }],
-  ])('a dry run (%s) answers like the delete and leaves the donor in place', async (_label, query, headers) => {
-    const donor = await create({ role: 'Individual', first_name: 'Still', last_name: 'Here' });
-    const rowBefore = await donorRow(donor.id);
-    const response = await service.call('DELETE', `/api/v1/donors/${donor.id}${query}`, { headers });
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ id: donor.id, object: 'donor', deleted: true });
-    expect(await donorRow(donor.id)).toEqual(rowBefore);
-    expect((await service.call('GET', `/api/v1/donors/${donor.id}`)).status).toBe(200);
-  });
+  ])(
+    'a dry run (%s) answers like the delete and leaves the donor in place',
+    async (_label, query, headers) => {
+      const donor = await create({ role: 'Individual', first_name: 'Still', last_name: 'Here' });
+      const rowBefore = await donorRow(donor.id);
+      const response = await service.call('DELETE', `/api/v1/donors/${donor.id}${query}`, {
+        headers,
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ id: donor.id, object: 'donor', deleted: true });
+      expect(await donorRow(donor.id)).toEqual(rowBefore);
+      expect((await service.call('GET', `/api/v1/donors/${donor.id}`)).status).toBe(200);
+    },
+  );
 
   test('a donor with gifts is refused with 409 resource_in_use, for real and as a dry run', async () => {
     const donor = await create({ role: 'Individual', first_name: 'Generous', last_name: 'Giver' });
@@ -434,7 +578,15 @@ describe('records that cannot be reached answer 404 resource_not_found', () => {
   let foreignDonor: Donor;
   let foreignRow: unknown;
   beforeAll(async () => {
-    foreignDonor = await create({ role: 'Individual', first_name: 'Foreign', last_name: 'Donor', email: 'foreign@example.org' }, other.key);
+    foreignDonor = await create(
+      {
+        role: 'Individual',
+        first_name: 'Foreign',
+        last_name: 'Donor',
+        email: 'foreign@example.org',
+      },
+      other.key,
+    );
     foreignRow = await donorRow(foreignDonor.id);
   });
 
@@ -453,7 +605,9 @@ describe('records that cannot be reached answer 404 resource_not_found', () => {
     ['DELETE', 'DELETE', '', undefined],
     ['DELETE dry run', 'DELETE', '?dry_run=true', undefined],
   ];
-  const cases = targets.flatMap(([target, id]) => calls.map(([label, method, query, body]) => ({ target, id, label, method, query, body })));
+  const cases = targets.flatMap(([target, id]) =>
+    calls.map(([label, method, query, body]) => ({ target, id, label, method, query, body })),
+  );
 
   test.each(cases)('$label of $target', async ({ id, method, query, body }) => {
     const before = await donorCount();
@@ -463,8 +617,10 @@ describe('records that cannot be reached answer 404 resource_not_found', () => {
     expect(await donorRow(foreignDonor.id)).toEqual(foreignRow);
   });
 
-  test("the other institution still sees its donor", async () => {
-    const response = await service.call<Donor>('GET', `/api/v1/donors/${foreignDonor.id}`, { key: other.key });
+  test('the other institution still sees its donor', async () => {
+    const response = await service.call<Donor>('GET', `/api/v1/donors/${foreignDonor.id}`, {
+      key: other.key,
+    });
     expect(response.status).toBe(200);
     expect(response.body.email).toBe('foreign@example.org');
   });

@@ -7,7 +7,10 @@ import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { sleep, waitFor } from './helpers/wait.js';
 
-type Body = Record<string, unknown> & { id: number; error?: { code: string; type: string; errors?: unknown[] } };
+type Body = Record<string, unknown> & {
+  id: number;
+  error?: { code: string; type: string; errors?: unknown[] };
+};
 
 let service: TestService;
 let donorId: number;
@@ -20,20 +23,33 @@ const gift = (overrides: Record<string, unknown> = {}) => ({
   gift_date: '2026-03-01',
   ...overrides,
 });
-const postGift = (key: string | null, body: unknown, options: { dryRun?: boolean; apiKey?: string } = {}) =>
+const postGift = (
+  key: string | null,
+  body: unknown,
+  options: { dryRun?: boolean; apiKey?: string } = {},
+) =>
   service.call<Body>('POST', `/api/v1/gifts${options.dryRun ? '?dry_run=true' : ''}`, {
     body,
     ...(options.apiKey ? { key: options.apiKey } : {}),
     headers: key === null ? {} : { 'Idempotency-Key': key },
   });
 const giftCount = () => service.count('gifts', service.tenant.institutionId);
-const jobCount = async () => Object.values(await queue.getJobCounts()).reduce((sum, n) => sum + n, 0);
+const jobCount = async () =>
+  Object.values(await queue.getJobCounts()).reduce((sum, n) => sum + n, 0);
 
 beforeAll(async () => {
   service = await startTestService();
-  queue = new Queue(WRITE_QUEUE, { connection: redisOptions(service.config.REDIS_URL, 'blocking'), prefix: service.config.QUEUE_PREFIX });
+  queue = new Queue(WRITE_QUEUE, {
+    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
+    prefix: service.config.QUEUE_PREFIX,
+  });
   const donor = await service.call<Body>('POST', '/api/v1/donors', {
-    body: { role: 'Individual', first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' },
+    body: {
+      role: 'Individual',
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.org',
+    },
   });
   donorId = donor.body.id;
 });
@@ -53,7 +69,11 @@ describe('replay', () => {
     expect(second.headers.get('location')).toBe(first.headers.get('location'));
     expect(second.body).toEqual(first.body);
     expect(JSON.stringify(second.body)).toBe(JSON.stringify(first.body));
-    expect(await service.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM gifts WHERE id = ${first.body.id}`)).toBe(1);
+    expect(
+      await service.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM gifts WHERE id = ${first.body.id}`,
+      ),
+    ).toBe(1);
   });
 
   test('key order and whitespace do not change the fingerprint', async () => {
@@ -81,13 +101,17 @@ describe('replay', () => {
     const created = await postGift(null, gift());
     const path = `/api/v1/gifts/${created.body.id}`;
     const patch = (subject: string) =>
-      service.call<Body>('PATCH', path, { body: { subject }, headers: { 'Idempotency-Key': 'patch-1' } });
+      service.call<Body>('PATCH', path, {
+        body: { subject },
+        headers: { 'Idempotency-Key': 'patch-1' },
+      });
     const first = await patch('Renamed');
     const again = await patch('Renamed');
     expect(first.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    const remove = () => service.call<Body>('DELETE', path, { headers: { 'Idempotency-Key': 'delete-1' } });
+    const remove = () =>
+      service.call<Body>('DELETE', path, { headers: { 'Idempotency-Key': 'delete-1' } });
     const removed = await remove();
     const replayed = await remove();
     expect(removed.body).toEqual({ id: created.body.id, object: 'gift', deleted: true });
@@ -103,14 +127,20 @@ describe('mismatch', () => {
     ['a changed type', gift({ amount: '250' })],
     ['null instead of absent', gift({ fund_id: null })],
     ['an extra field', gift({ type: 'cash' })],
-  ])('the same key with %s is 422 idempotency_key_request_mismatch and writes nothing', async (_label, changed) => {
-    await postGift('mismatch-1', gift());
-    const before = await giftCount();
-    const response = await postGift('mismatch-1', changed);
-    expect(response.status).toBe(422);
-    expect(response.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_request_mismatch' });
-    expect(await giftCount()).toBe(before);
-  });
+  ])(
+    'the same key with %s is 422 idempotency_key_request_mismatch and writes nothing',
+    async (_label, changed) => {
+      await postGift('mismatch-1', gift());
+      const before = await giftCount();
+      const response = await postGift('mismatch-1', changed);
+      expect(response.status).toBe(422);
+      expect(response.body.error).toMatchObject({
+        type: 'idempotency_error',
+        code: 'idempotency_key_request_mismatch',
+      });
+      expect(await giftCount()).toBe(before);
+    },
+  );
 
   test('the same key on another endpoint is a mismatch', async () => {
     await postGift('cross-endpoint', gift());
@@ -184,7 +214,9 @@ describe('scope', () => {
       body: { role: 'Organization', organization_name: 'Acme Corp', email: 'giving@acme.example' },
     });
     const mine = await postGift('shared-key', gift());
-    const theirs = await postGift('shared-key', gift({ donor_id: otherDonor.body.id }), { apiKey: other.key });
+    const theirs = await postGift('shared-key', gift({ donor_id: otherDonor.body.id }), {
+      apiKey: other.key,
+    });
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
@@ -205,16 +237,27 @@ describe('in flight', () => {
   test('while the first call runs, the same key is 409 and a different body is 422; afterwards it replays', async () => {
     const worker = service.workers[0]!.worker;
     await worker.pause();
-    const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, 'in-flight-1');
+    const lockKey = lockKeyFor(
+      service.config.QUEUE_PREFIX,
+      service.tenant.institutionId,
+      'in-flight-1',
+    );
     const first = postGift('in-flight-1', gift({ subject: 'Held' }));
-    await waitFor(async () => (await service.redis.exists(lockKey)) === 1, 5_000, 'the in-flight lock');
+    await waitFor(
+      async () => (await service.redis.exists(lockKey)) === 1,
+      5_000,
+      'the in-flight lock',
+    );
     const same = await postGift('in-flight-1', gift({ subject: 'Held' }));
     const different = await postGift('in-flight-1', gift({ subject: 'Other' }));
     worker.resume();
     const original = await first;
 
     expect(same.status).toBe(409);
-    expect(same.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_flight' });
+    expect(same.body.error).toMatchObject({
+      type: 'idempotency_error',
+      code: 'idempotency_key_in_flight',
+    });
     expect(different.status).toBe(422);
     expect(different.body.error?.code).toBe('idempotency_key_request_mismatch');
     expect(original.status).toBe(201);
@@ -233,7 +276,9 @@ describe('in flight', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     const created = responses.filter((response) => response.status === 201);
-    expect(created.filter((response) => response.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(
+      created.filter((response) => response.headers.get('idempotent-replayed') === null),
+    ).toHaveLength(1);
     expect(new Set(created.map((response) => response.body.id)).size).toBe(1);
     expect(await giftCount()).toBe(before + 1);
   });
@@ -242,7 +287,12 @@ describe('in flight', () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         service.call<Body>('POST', '/api/v1/donors', {
-          body: { role: 'Individual', first_name: 'Race', last_name: `Runner ${index}`, email: 'race@example.org' },
+          body: {
+            role: 'Individual',
+            first_name: 'Race',
+            last_name: `Runner ${index}`,
+            email: 'race@example.org',
+          },
         }),
       ),
     );
@@ -276,7 +326,11 @@ describe('expiry', () => {
       body: { role: 'Individual', first_name: 'Ada', last_name: 'Byron', email: 'ada@example.org' },
     });
     const body = gift({ donor_id: donor.body.id });
-    const post = () => shortLived.call<Body>('POST', '/api/v1/gifts', { body, headers: { 'Idempotency-Key': 'expiring' } });
+    const post = () =>
+      shortLived.call<Body>('POST', '/api/v1/gifts', {
+        body,
+        headers: { 'Idempotency-Key': 'expiring' },
+      });
     const first = await post();
     const replay = await post();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

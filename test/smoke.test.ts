@@ -10,7 +10,12 @@ afterAll(async () => {
 
 test('creates a donor through the queue', async () => {
   const response = await service.call('POST', '/api/v1/donors', {
-    body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org' },
+    body: {
+      role: 'Individual',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.org',
+    },
   });
   expect(response.status).toBe(201);
   expect(await service.count('donors')).toBe(1);

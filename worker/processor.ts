@@ -26,7 +26,11 @@ const JOB_RECEIPT_TTL_SECONDS = 3_600;
 export function createProcessor(deps: ProcessorDeps) {
   return async (job: Job<WriteJob, WriteResult>): Promise<WriteResult> => {
     const data = job.data;
-    const log = deps.logger.child({ requestId: data.requestId, jobId: job.id, command: data.command });
+    const log = deps.logger.child({
+      requestId: data.requestId,
+      jobId: job.id,
+      command: data.command,
+    });
     const command = commands.get(data.command);
     if (!command) {
       log.error('unknown command');
@@ -38,7 +42,9 @@ export function createProcessor(deps: ProcessorDeps) {
       result = await runWrite(deps.pool, command, data, {
         dryRun: false,
         jobId: job.id ?? data.requestId,
-        idempotencyTtlSeconds: data.idempotencyKey ? deps.idempotencyTtlSeconds : JOB_RECEIPT_TTL_SECONDS,
+        idempotencyTtlSeconds: data.idempotencyKey
+          ? deps.idempotencyTtlSeconds
+          : JOB_RECEIPT_TTL_SECONDS,
       });
     } catch (error) {
       if (!isUnavailableError(error)) throw error;
@@ -49,7 +55,14 @@ export function createProcessor(deps: ProcessorDeps) {
       const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
       await releaseLock(deps.redis, lockKey, data.lockToken).catch(() => {});
     }
-    log.info({ status: result.status, replayed: result.ok && result.replayed, ms: Math.round(performance.now() - started) }, 'job done');
+    log.info(
+      {
+        status: result.status,
+        replayed: result.ok && result.replayed,
+        ms: Math.round(performance.now() - started),
+      },
+      'job done',
+    );
     return result;
   };
 }

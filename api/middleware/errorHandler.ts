@@ -5,16 +5,21 @@ import { isUnavailableError } from '../../common/db/unavailable.js';
 
 export function sendError(res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json({ error: { ...error.body, request_id: String(res.locals.requestId) } });
+  res
+    .status(error.status)
+    .json({ error: { ...error.body, request_id: String(res.locals.requestId) } });
 }
 
 /** Body-parser failures carry a `type`; map them to the documented codes. */
 function fromBodyParser(error: unknown): ApiError | null {
   const type = (error as { type?: unknown } | null)?.type;
-  if (type === 'entity.parse.failed') return errors.invalidJson('The request body is not valid JSON.');
+  if (type === 'entity.parse.failed')
+    return errors.invalidJson('The request body is not valid JSON.');
   if (type === 'entity.too.large') return errors.payloadTooLarge();
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return errors.unsupportedMediaType();
-  if (type === 'request.aborted' || type === 'request.size.invalid') return errors.invalidJson('The request body was incomplete.');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return errors.unsupportedMediaType();
+  if (type === 'request.aborted' || type === 'request.size.invalid')
+    return errors.invalidJson('The request body was incomplete.');
   return null;
 }
 
@@ -36,11 +41,15 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
           fromRouter(error, req.method, req.path) ??
           (isUnavailableError(error) ? errors.serviceUnavailable() : null));
     if (apiError) {
-      if (apiError.status >= 500) logger.warn({ err: error, requestId: res.locals.requestId }, apiError.body.message);
+      if (apiError.status >= 500)
+        logger.warn({ err: error, requestId: res.locals.requestId }, apiError.body.message);
       sendError(res, apiError);
       return;
     }
-    logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
+    logger.error(
+      { err: error, requestId: res.locals.requestId, method: req.method, path: req.path },
+      'unhandled error',
+    );
     if (res.headersSent) return;
     sendError(res, errors.internal());
   };

@@ -31,7 +31,10 @@ const keyRow = z.object({
 });
 
 /** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */
-export async function authenticate(db: CommonQueryMethods, presented: string): Promise<Principal | null> {
+export async function authenticate(
+  db: CommonQueryMethods,
+  presented: string,
+): Promise<Principal | null> {
   const match = keyPattern.exec(presented);
   if (!match?.[1]) return null;
   const row = await db.maybeOne(sql.type(keyRow)`

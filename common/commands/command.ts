@@ -47,7 +47,8 @@ export interface Command {
 }
 
 /** Row lock for the real write; a read-only dry run cannot take one and does not need it. */
-export const lockClause = (ctx: CommandContext) => (ctx.dryRun ? sql.fragment`` : sql.fragment`FOR UPDATE`);
+export const lockClause = (ctx: CommandContext) =>
+  ctx.dryRun ? sql.fragment`` : sql.fragment`FOR UPDATE`;
 
 /** Path parameter `id` as a positive integer, or null when it cannot name a record. */
 export function pathId(request: WriteRequest): number | null {
@@ -71,14 +72,21 @@ export const previewCreated = <T extends object>(ctx: CommandContext, fields: T)
 });
 
 /** The record a dry-run update would return. */
-export const previewUpdated = <R extends object, T extends object>(ctx: CommandContext, existing: R, fields: T) => ({
+export const previewUpdated = <R extends object, T extends object>(
+  ctx: CommandContext,
+  existing: R,
+  fields: T,
+) => ({
   ...existing,
   ...fields,
   updated_at: ctx.now,
 });
 
 /** Keeps only the named keys: the persisted fields of a merged record. */
-export function pick<K extends string>(record: Record<string, unknown>, keys: readonly K[]): Record<K, unknown> {
+export function pick<K extends string>(
+  record: Record<string, unknown>,
+  keys: readonly K[],
+): Record<K, unknown> {
   const out = {} as Record<K, unknown>;
   for (const key of keys) out[key] = record[key] ?? null;
   return out;

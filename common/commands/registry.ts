@@ -1,4 +1,8 @@
-import { createDonor, deleteDonorCommand, updateDonorCommand } from '../resources/donors/commands.js';
+import {
+  createDonor,
+  deleteDonorCommand,
+  updateDonorCommand,
+} from '../resources/donors/commands.js';
 import { createFund, updateFundCommand } from '../resources/funds/commands.js';
 import { createGift, deleteGiftCommand, updateGiftCommand } from '../resources/gifts/commands.js';
 import { createUser, updateUserCommand } from '../resources/users/commands.js';

@@ -62,7 +62,12 @@ export async function runWrite(
       if (options.dryRun) {
         await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
       } else {
-        const earlier = await claimReceipt(db, receipt, job.fingerprint, options.idempotencyTtlSeconds);
+        const earlier = await claimReceipt(
+          db,
+          receipt,
+          job.fingerprint,
+          options.idempotencyTtlSeconds,
+        );
         if (earlier) {
           if (earlier.fingerprint !== job.fingerprint) throw errors.idempotencyKeyMismatch();
           throw new Replay({
@@ -88,7 +93,9 @@ export async function runWrite(
     if (error instanceof IntegrityConstraintViolationError && error.constraint) {
       const meaning = command.constraints?.[error.constraint];
       if (meaning) {
-        return failure(typeof meaning === 'function' ? meaning() : errors.validationFailed([meaning]));
+        return failure(
+          typeof meaning === 'function' ? meaning() : errors.validationFailed([meaning]),
+        );
       }
     }
     throw error;

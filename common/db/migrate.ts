@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Migrations live at the repository root, both for sources and for the compiled build. */
-export const migrationsDir = path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) ? '../../../migrations' : '../../migrations');
+export const migrationsDir = path.resolve(
+  here,
+  here.includes(`${path.sep}dist${path.sep}`) ? '../../../migrations' : '../../migrations',
+);
 
 export async function migrateUp(databaseUrl: string, log: (message: string) => void = () => {}) {
   const applied = await runner({

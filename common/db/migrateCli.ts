@@ -12,6 +12,8 @@ try {
     applied.length ? `Applied ${applied.length} migration(s).\n` : 'Database is up to date.\n',
   );
 } catch (error) {
-  process.stderr.write(`Migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `Migration failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 }

@@ -14,7 +14,8 @@ const typeParsers: DriverTypeParser[] = [
   { name: 'date', parse: (value) => value },
   {
     name: 'timestamptz',
-    parse: (value) => new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
+    parse: (value) =>
+      new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
   },
 ];
 

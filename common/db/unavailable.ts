@@ -1,12 +1,37 @@
-import { BackendTerminatedError, ConnectionError } from 'slonik';
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+} from 'slonik';
 
-const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const networkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // Postgres: admin shutdown, crash shutdown, cannot connect now, too many connections.
-const unavailableSqlStates = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006']);
+const unavailableSqlStates = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '08000',
+  '08003',
+  '08006',
+]);
 
 /** True when an error means Postgres or Redis is out of reach, not that the request was wrong. */
 export function isUnavailableError(error: unknown): boolean {
-  if (error instanceof ConnectionError || error instanceof BackendTerminatedError) return true;
+  if (
+    error instanceof ConnectionError ||
+    error instanceof BackendTerminatedError ||
+    error instanceof BackendTerminatedUnexpectedlyError
+  ) {
+    return true;
+  }
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth += 1) {
     const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };

@@ -8,17 +8,27 @@ import type { Redis } from '../redis.js';
 export const lockKeyFor = (prefix: string, institutionId: number, idempotencyKey: string) =>
   `${prefix}:idempotency-lock:${institutionId}:${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
 
-export const newLockToken = (fingerprint: string) => `${fingerprint}.${randomBytes(12).toString('base64url')}`;
+export const newLockToken = (fingerprint: string) =>
+  `${fingerprint}.${randomBytes(12).toString('base64url')}`;
 
 const fingerprintOfToken = (token: string) => token.slice(0, token.lastIndexOf('.'));
 
-export type LockAttempt = { acquired: true } | { acquired: false; holderFingerprint: string | null };
+export type LockAttempt =
+  { acquired: true } | { acquired: false; holderFingerprint: string | null };
 
-export async function acquireLock(redis: Redis, key: string, token: string, leaseMs: number): Promise<LockAttempt> {
+export async function acquireLock(
+  redis: Redis,
+  key: string,
+  token: string,
+  leaseMs: number,
+): Promise<LockAttempt> {
   const set = await redis.set(key, token, 'PX', leaseMs, 'NX');
   if (set === 'OK') return { acquired: true };
   const holder = await redis.get(key);
-  return { acquired: false, holderFingerprint: holder === null ? null : fingerprintOfToken(holder) };
+  return {
+    acquired: false,
+    holderFingerprint: holder === null ? null : fingerprintOfToken(holder),
+  };
 }
 
 const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;

@@ -71,7 +71,10 @@ export async function storeReceipt(
 }
 
 /** The unexpired, completed response stored under a key, if any. */
-export async function findReceipt(db: CommonQueryMethods, receipt: ReceiptKey): Promise<StoredResponse | null> {
+export async function findReceipt(
+  db: CommonQueryMethods,
+  receipt: ReceiptKey,
+): Promise<StoredResponse | null> {
   const row = await db.maybeOne(sql.type(receiptRow)`
     SELECT fingerprint, status_code, response_body, location
     FROM write_receipts
@@ -81,7 +84,10 @@ export async function findReceipt(db: CommonQueryMethods, receipt: ReceiptKey): 
 }
 
 /** Deletes expired receipts in batches; returns how many went. */
-export async function purgeExpiredReceipts(db: CommonQueryMethods, batchSize = 5_000): Promise<number> {
+export async function purgeExpiredReceipts(
+  db: CommonQueryMethods,
+  batchSize = 5_000,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const result = await db.query(sql.unsafe`

@@ -1,4 +1,5 @@
 import { sql, type CommonQueryMethods } from 'slonik';
+import type { CommandContext } from '../commands/command.js';
 import type { FieldError } from '../errors.js';
 
 type ReferencedTable = 'users' | 'funds' | 'donors';
@@ -14,19 +15,30 @@ const inactiveStatus: Partial<Record<ReferencedTable, string>> = {
  * same answer for missing and foreign) that is still in use (else `reference_inactive`).
  */
 export async function checkReference(
-  db: CommonQueryMethods,
+  ctx: CommandContext,
   table: ReferencedTable,
-  institutionId: number,
   id: number,
   param: string,
 ): Promise<FieldError | null> {
-  const status = await db.maybeOneFirst(sql.unsafe`
+  // A real write holds the referenced row until it commits, so a concurrent deactivation or
+  // delete waits for it (a read-only dry run cannot lock, and needs no lock).
+  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR SHARE`;
+  const status = await ctx.db.maybeOneFirst(sql.unsafe`
     SELECT ${table === 'donors' ? sql.fragment`'active'` : sql.fragment`status`} AS status
     FROM ${sql.identifier([table])}
-    WHERE institution_id = ${institutionId} AND id = ${id}`);
-  if (status === null) return { param, code: 'reference_not_found', message: `does not name an existing ${table.slice(0, -1)}` };
+    WHERE institution_id = ${ctx.institution.id} AND id = ${id} ${lock}`);
+  if (status === null)
+    return {
+      param,
+      code: 'reference_not_found',
+      message: `does not name an existing ${table.slice(0, -1)}`,
+    };
   if (status === inactiveStatus[table]) {
-    return { param, code: 'reference_inactive', message: `names a ${table.slice(0, -1)} that is ${status}` };
+    return {
+      param,
+      code: 'reference_inactive',
+      message: `names a ${table.slice(0, -1)} that is ${status}`,
+    };
   }
   return null;
 }

@@ -10,7 +10,11 @@ import { presentUser } from './users/present.js';
 import { findUser } from './users/queries.js';
 
 /** Reads one record of the caller's institution, presented; null when it is not theirs or not there. */
-export type Retrieval = (db: CommonQueryMethods, institutionId: number, id: number) => Promise<JsonObject | null>;
+export type Retrieval = (
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+) => Promise<JsonObject | null>;
 
 export const retrieveDonor: Retrieval = async (db, institutionId, id) => {
   const row = await findDonor(db, institutionId, id);

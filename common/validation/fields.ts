@@ -4,43 +4,56 @@ import { z } from 'zod';
  * Value schemas for request fields. Each validates a present, non-null value; absence, null and
  * requiredness are decided by validateBody and the resource's rules.
  */
-export const text = (max: number) => z.string().trim().max(max, { message: `must be at most ${max} characters` });
+/** Postgres text cannot hold U+0000, so a string carrying it is refused as a field error. */
+const withoutNul = (value: string) => !value.includes('\u0000');
+const nulProblem = {
+  message: 'must not contain the NUL character (\\u0000)',
+  params: { code: 'invalid_format' },
+};
+
+export const text = (max: number) =>
+  z
+    .string({ message: 'must be a string' })
+    .trim()
+    .max(max, { message: `must be at most ${max} characters` })
+    .refine(withoutNul, nulProblem);
 
 export const MAX_AMOUNT = 999_999_999_999.99;
 
 /** Money arrives as a JSON number and is kept exact: its shortest decimal form has at most 2 places. */
 export const money = z
   .number({ message: 'must be a number' })
-  .gt(0, { message: 'must be greater than 0' })
-  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}` })
+  .gt(0, { message: 'must be greater than 0', abort: true })
+  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}`, abort: true })
   .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), {
     message: 'must have at most 2 decimal places',
     params: { code: 'invalid_format' },
   });
 
 /** A real calendar date written YYYY-MM-DD; it is stored and returned exactly as sent. */
-export const calendarDate = z
-  .string({ message: 'must be a string' })
-  .refine(
-    (value) => {
-      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-      if (!match) return false;
-      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-      const date = new Date(Date.UTC(year, month - 1, day));
-      return (
-        year >= 1 &&
-        date.getUTCFullYear() === year &&
-        date.getUTCMonth() === month - 1 &&
-        date.getUTCDate() === day
-      );
-    },
-    { message: 'must be a real date written YYYY-MM-DD', params: { code: 'invalid_format' } },
-  );
+export const calendarDate = z.string({ message: 'must be a string' }).refine(
+  (value) => {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+    if (!match) return false;
+    const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+    // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day);
+    return (
+      year >= 1 &&
+      date.getUTCFullYear() === year &&
+      date.getUTCMonth() === month - 1 &&
+      date.getUTCDate() === day
+    );
+  },
+  { message: 'must be a real date written YYYY-MM-DD', params: { code: 'invalid_format' } },
+);
 
 export const email = z
   .string({ message: 'must be a string' })
   .trim()
   .max(254, { message: 'must be at most 254 characters' })
+  .refine(withoutNul, nulProblem)
   .pipe(z.email({ message: 'must be a valid email address' }));
 
 export const recordId = z

@@ -22,13 +22,18 @@ export interface BodyValidation {
   invalid: Set<string>;
 }
 
-const isBlank = (value: unknown) => value === null || (typeof value === 'string' && value.trim() === '');
+const isBlank = (value: unknown) =>
+  value === null || (typeof value === 'string' && value.trim() === '');
 
 /**
  * Validates each field of a JSON object on its own, collecting every problem rather than the
  * first. Requiredness and rules across fields belong to the resource, which sees `values`.
  */
-export function validateBody(shape: Shape, body: Record<string, unknown>, readOnly: readonly string[] = []): BodyValidation {
+export function validateBody(
+  shape: Shape,
+  body: Record<string, unknown>,
+  readOnly: readonly string[] = [],
+): BodyValidation {
   const values: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   const sent = new Set<string>();
@@ -42,7 +47,9 @@ export function validateBody(shape: Shape, body: Record<string, unknown>, readOn
       errors.push({
         param: name,
         code: 'unknown_field',
-        message: readOnly.includes(name) ? 'is read-only and cannot be set' : 'is not a recognised field',
+        message: readOnly.includes(name)
+          ? 'is read-only and cannot be set'
+          : 'is not a recognised field',
       });
       continue;
     }
@@ -56,7 +63,7 @@ export function validateBody(shape: Shape, body: Record<string, unknown>, readOn
       errors.push({ param: name, code: 'invalid_type', message: 'cannot be null' });
       continue;
     }
-    const result = spec.schema.safeParse(value);
+    const result = spec.schema.safeParse(value, { reportInput: true });
     if (result.success) {
       values[name] = result.data;
     } else {
@@ -100,7 +107,11 @@ function codeOf(issue: z.core.$ZodIssue): FieldErrorCode {
   }
 }
 
-export const requiredError = (param: string): FieldError => ({ param, code: 'required', message: 'is required' });
+export const requiredError = (param: string): FieldError => ({
+  param,
+  code: 'required',
+  message: 'is required',
+});
 
 /** Adds `required` for each named field that is missing or blank in the merged record and was not already reported. */
 export function requireFields(

@@ -5,7 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 
-const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const migrationsDir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../migrations',
+);
 
 /**
  * Where the tests find PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set, otherwise
@@ -35,6 +38,7 @@ async function resolveServices() {
       'The tests need PostgreSQL and Redis. Set DATABASE_URL (a role that may CREATE DATABASE) and ' +
         'REDIS_URL, e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres ' +
         `REDIS_URL=redis://127.0.0.1:6379, or run a Docker engine for testcontainers (${reason}).`,
+      { cause: error },
     );
   }
 }

@@ -11,7 +11,8 @@ export default async function globalTeardown() {
       const { rows } = await admin.query('SELECT datname FROM pg_database WHERE datname LIKE $1', [
         `dgs_test_${runId}_%`,
       ]);
-      for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      for (const { datname } of rows)
+        await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     } finally {
       await admin.end();
     }

@@ -39,7 +39,11 @@ export interface TestService {
   workers: RunningWorker[];
   tenant: Tenant;
   createTenant(name?: string, currency?: string): Promise<Tenant>;
-  call<T = Record<string, unknown>>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    options?: CallOptions,
+  ): Promise<ApiResponse<T>>;
   startWorker(): Promise<RunningWorker>;
   /** Counts rows of a table (optionally for one institution). */
   count(table: string, institutionId?: number): Promise<number>;
@@ -55,7 +59,8 @@ function databaseUrlFor(baseUrl: string, database: string): string {
 
 const env = (name: string) => {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through jest (globalSetup provides it)`);
+  if (!value)
+    throw new Error(`${name} is not set: run the tests through jest (globalSetup provides it)`);
   return value;
 };
 
@@ -96,11 +101,19 @@ async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
  * A test file's own service: a fresh database cloned from the migrated template, its own queue
  * prefix in Redis, the real API on port 0 and a real BullMQ worker, and one institution.
  */
-export async function startTestService(overrides: Partial<Record<string, string>> = {}): Promise<TestService> {
+export interface ServiceOptions {
+  /** Lets a test route the service's database connections, e.g. through a TcpProxy. */
+  serviceDatabaseUrl?: (url: string) => string;
+}
+
+export async function startTestService(
+  overrides: Partial<Record<string, string>> = {},
+  options: ServiceOptions = {},
+): Promise<TestService> {
   const database = await createDatabase();
   const config = loadConfig({
     PORT: '0',
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.serviceDatabaseUrl?.(database.url) ?? database.url,
     REDIS_URL: env('TEST_REDIS_URL'),
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     QUEUE_PREFIX: `dgs-test-${randomBytes(6).toString('hex')}`,
@@ -110,14 +123,21 @@ export async function startTestService(overrides: Partial<Record<string, string>
     ...overrides,
   });
   const logger = createLogger(config.LOG_LEVEL);
-  const db = await createDatabasePool(config.DATABASE_URL, { maxPoolSize: 5, applicationName: 'dgs-test' });
+  const db = await createDatabasePool(database.url, {
+    maxPoolSize: 5,
+    applicationName: 'dgs-test',
+  });
   const redis = createRedis(config.REDIS_URL, 'blocking');
   const api = await startApi(config, logger);
   const workers = [await startWorker(config, logger)];
 
   const createTenant = async (name = 'Test University', currency = 'USD'): Promise<Tenant> => {
     const created = await createInstitution(db, name, currency);
-    return { institutionId: created.institution.id, apiKeyId: created.apiKey.id, key: created.apiKey.key };
+    return {
+      institutionId: created.institution.id,
+      apiKeyId: created.apiKey.id,
+      key: created.apiKey.key,
+    };
   };
   const tenant = await createTenant();
 
@@ -130,7 +150,11 @@ export async function startTestService(overrides: Partial<Record<string, string>
     workers,
     tenant,
     createTenant,
-    async call<T>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+    async call<T>(
+      method: string,
+      path: string,
+      options: CallOptions = {},
+    ): Promise<ApiResponse<T>> {
       const headers: Record<string, string> = { ...options.headers };
       const key = options.key === undefined ? tenant.key : options.key;
       if (key !== null) headers['X-Service-API-Key'] = key;
@@ -141,7 +165,11 @@ export async function startTestService(overrides: Partial<Record<string, string>
       }
       const response = await fetch(`${api.url}${path}`, { method, headers, body });
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: (text ? JSON.parse(text) : null) as T,
+      };
     },
     async startWorker() {
       const worker = await startWorker(config, logger);
@@ -149,8 +177,15 @@ export async function startTestService(overrides: Partial<Record<string, string>
       return worker;
     },
     async count(table, institutionId) {
-      const where = institutionId === undefined ? sql.fragment`` : sql.fragment`WHERE institution_id = ${institutionId}`;
-      return Number(await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM ${sql.identifier([table])} ${where}`));
+      const where =
+        institutionId === undefined
+          ? sql.fragment``
+          : sql.fragment`WHERE institution_id = ${institutionId}`;
+      return Number(
+        await db.oneFirst(
+          sql.unsafe`SELECT count(*)::int FROM ${sql.identifier([table])} ${where}`,
+        ),
+      );
     },
     async close() {
       await api.close();

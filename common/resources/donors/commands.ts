@@ -45,27 +45,55 @@ function applyRoleRules(record: Record<string, unknown>, validation: BodyValidat
   if (role === 'Individual') requireFields(record, ['first_name', 'last_name'], validation);
   if (role === 'Household') requireFields(record, ['last_name'], validation);
   if (organizationRoles.includes(role)) requireFields(record, ['organization_name'], validation);
-  if (role === 'Individual' && record.organization_name && !validation.invalid.has('organization_name')) {
-    validation.errors.push({ param: 'organization_name', code: 'not_allowed', message: 'is not allowed for an Individual' });
+  if (
+    role === 'Individual' &&
+    record.organization_name &&
+    !validation.invalid.has('organization_name')
+  ) {
+    validation.errors.push({
+      param: 'organization_name',
+      code: 'not_allowed',
+      message: 'is not allowed for an Individual',
+    });
   }
   if (role !== 'Individual' && record.status === 'deceased' && !validation.invalid.has('status')) {
-    validation.errors.push({ param: 'status', code: 'invalid_value', message: 'deceased applies only to an Individual' });
+    validation.errors.push({
+      param: 'status',
+      code: 'invalid_value',
+      message: 'deceased applies only to an Individual',
+    });
   }
 }
 
-async function validateDonor(ctx: CommandContext, body: JsonObject, existing: DonorRow | null): Promise<DonorFields> {
+async function validateDonor(
+  ctx: CommandContext,
+  body: JsonObject,
+  existing: DonorRow | null,
+): Promise<DonorFields> {
   const validation = validateBody(donorShape, body, donorReadOnly);
   const record: Record<string, unknown> = { ...(existing ?? donorDefaults), ...validation.values };
   requireFields(record, ['role'], validation);
   applyRoleRules(record, validation);
 
-  const valid = (name: string) => validation.sent.has(name) && !validation.invalid.has(name) && record[name] !== null;
+  const valid = (name: string) =>
+    validation.sent.has(name) && !validation.invalid.has(name) && record[name] !== null;
   if (valid('email')) {
-    const taken = await isEmailTaken(ctx.db, 'donors', ctx.institution.id, String(record.email), existing?.id ?? null);
+    const taken = await isEmailTaken(
+      ctx.db,
+      'donors',
+      ctx.institution.id,
+      String(record.email),
+      existing?.id ?? null,
+    );
     if (taken) validation.errors.push(alreadyInUse('email', 'donor'));
   }
   if (valid('assigned_user_id')) {
-    const problem = await checkReference(ctx.db, 'users', ctx.institution.id, Number(record.assigned_user_id), 'assigned_user_id');
+    const problem = await checkReference(
+      ctx,
+      'users',
+      Number(record.assigned_user_id),
+      'assigned_user_id',
+    );
     if (problem) validation.errors.push(problem);
   }
 
@@ -74,7 +102,9 @@ async function validateDonor(ctx: CommandContext, body: JsonObject, existing: Do
 }
 
 const emailOmitted = (body: JsonObject) =>
-  body.email === undefined || body.email === null || (typeof body.email === 'string' && body.email.trim() === '');
+  body.email === undefined ||
+  body.email === null ||
+  (typeof body.email === 'string' && body.email.trim() === '');
 
 const fieldConstraints = {
   donors_institution_email_key: alreadyInUse('email', 'donor'),
@@ -91,7 +121,9 @@ export const createDonor: Command = {
   requiresIdempotencyKey: (request) => emailOmitted(request.body),
   async execute(ctx, request) {
     const fields = await validateDonor(ctx, request.body, null);
-    const row = ctx.dryRun ? previewCreated(ctx, fields) : await insertDonor(ctx.db, ctx.institution.id, fields);
+    const row = ctx.dryRun
+      ? previewCreated(ctx, fields)
+      : await insertDonor(ctx.db, ctx.institution.id, fields);
     return { status: 201, body: presentDonor(row), location: `/api/v1/donors/${row.id}` };
   },
 };

@@ -17,19 +17,31 @@ export function findDonor(
     SELECT ${columns} FROM donors WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-export function findGiving(db: CommonQueryMethods, institutionId: number, donorId: number): Promise<GivingRow> {
+export function findGiving(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<GivingRow> {
   return db.one(sql.type(givingRow)`
     SELECT coalesce(sum(amount), 0)::numeric(14, 2) AS total_amount, count(*)::int AS gift_count,
            min(gift_date) AS first_gift_date, max(gift_date) AS last_gift_date
     FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
 }
 
-export function donorHasGifts(db: CommonQueryMethods, institutionId: number, donorId: number): Promise<boolean> {
+export function donorHasGifts(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<boolean> {
   return db.exists(sql.unsafe`
     SELECT 1 FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
 }
 
-export function insertDonor(db: CommonQueryMethods, institutionId: number, donor: DonorFields): Promise<DonorRow> {
+export function insertDonor(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donor: DonorFields,
+): Promise<DonorRow> {
   return db.one(sql.type(donorRow)`
     INSERT INTO donors (institution_id, role, first_name, last_name, organization_name, email, phone,
                         address, assigned_user_id, status, gives_anonymously)
@@ -55,6 +67,12 @@ export function updateDonor(
     RETURNING ${columns}`);
 }
 
-export async function deleteDonor(db: CommonQueryMethods, institutionId: number, id: number): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM donors WHERE institution_id = ${institutionId} AND id = ${id}`);
+export async function deleteDonor(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+): Promise<void> {
+  await db.query(
+    sql.unsafe`DELETE FROM donors WHERE institution_id = ${institutionId} AND id = ${id}`,
+  );
 }

@@ -3,7 +3,13 @@ import { countryCodes } from '../../validation/countries.js';
 import { email, flag, oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 
-export const donorRoles = ['Individual', 'Household', 'Organization', 'Foundation', 'Corporation'] as const;
+export const donorRoles = [
+  'Individual',
+  'Household',
+  'Organization',
+  'Foundation',
+  'Corporation',
+] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
 export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
 
@@ -57,7 +63,14 @@ export const donorDefaults = {
   status: 'active',
   gives_anonymously: false,
 } as const;
-export const donorReadOnly = ['id', 'object', 'created_at', 'updated_at', 'display_name', 'giving'] as const;
+export const donorReadOnly = [
+  'id',
+  'object',
+  'created_at',
+  'updated_at',
+  'display_name',
+  'giving',
+] as const;
 
 export const donorRow = z.object({
   id: z.number(),

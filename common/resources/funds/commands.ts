@@ -14,12 +14,31 @@ import { requireFields, validateBody } from '../../validation/validateBody.js';
 import { alreadyInUse } from '../checks.js';
 import { presentFund } from './present.js';
 import { findFund, insertFund, updateFund } from './queries.js';
-import { fundDefaults, fundReadOnly, fundRequired, fundShape, type FundFields, type FundRow } from './schema.js';
+import {
+  fundDefaults,
+  fundReadOnly,
+  fundRequired,
+  fundShape,
+  type FundFields,
+  type FundRow,
+} from './schema.js';
 
-const fieldNames = ['name', 'code', 'description', 'restriction', 'endowed', 'award_limit', 'status'] as const;
+const fieldNames = [
+  'name',
+  'code',
+  'description',
+  'restriction',
+  'endowed',
+  'award_limit',
+  'status',
+] as const;
 const constraints = { funds_institution_code_key: alreadyInUse('code', 'fund') };
 
-async function validateFund(ctx: CommandContext, body: JsonObject, existing: FundRow | null): Promise<FundFields> {
+async function validateFund(
+  ctx: CommandContext,
+  body: JsonObject,
+  existing: FundRow | null,
+): Promise<FundFields> {
   const validation = validateBody(fundShape, body, fundReadOnly);
   const record: Record<string, unknown> = { ...(existing ?? fundDefaults), ...validation.values };
   requireFields(record, fundRequired, validation);
@@ -38,7 +57,9 @@ export const createFund: Command = {
   constraints,
   async execute(ctx, request) {
     const fields = await validateFund(ctx, request.body, null);
-    const row = ctx.dryRun ? previewCreated(ctx, fields) : await insertFund(ctx.db, ctx.institution.id, fields);
+    const row = ctx.dryRun
+      ? previewCreated(ctx, fields)
+      : await insertFund(ctx.db, ctx.institution.id, fields);
     return { status: 201, body: presentFund(row), location: `/api/v1/funds/${row.id}` };
   },
 };

@@ -16,7 +16,11 @@ export function findFund(
     SELECT ${columns} FROM funds WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-export function insertFund(db: CommonQueryMethods, institutionId: number, fund: FundFields): Promise<FundRow> {
+export function insertFund(
+  db: CommonQueryMethods,
+  institutionId: number,
+  fund: FundFields,
+): Promise<FundRow> {
   return db.one(sql.type(fundRow)`
     INSERT INTO funds (institution_id, name, code, description, restriction, endowed, award_limit, status)
     VALUES (${institutionId}, ${fund.name}, ${fund.code}, ${fund.description}, ${fund.restriction},

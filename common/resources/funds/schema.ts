@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { flag, MAX_AMOUNT, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 
-export const fundRestrictions = ['unrestricted', 'temporarily_restricted', 'permanently_restricted'] as const;
+export const fundRestrictions = [
+  'unrestricted',
+  'temporarily_restricted',
+  'permanently_restricted',
+] as const;
 export const fundStatuses = ['active', 'closed'] as const;
 
 /**
@@ -25,7 +29,8 @@ export const fundShape: Shape = {
       .string({ message: 'must be a string' })
       .trim()
       .regex(/^[A-Z0-9][A-Z0-9_-]{0,31}$/, {
-        message: 'must be 1 to 32 capital letters, digits, "_" or "-", starting with a letter or digit',
+        message:
+          'must be 1 to 32 capital letters, digits, "_" or "-", starting with a letter or digit',
       }),
     required: true,
   },

@@ -15,7 +15,11 @@ export function findGift(
     SELECT ${columns} FROM gifts WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-export function insertGift(db: CommonQueryMethods, institutionId: number, gift: GiftFields): Promise<GiftRow> {
+export function insertGift(
+  db: CommonQueryMethods,
+  institutionId: number,
+  gift: GiftFields,
+): Promise<GiftRow> {
   return db.one(sql.type(giftRow)`
     INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type, check_number, fund_id)
     VALUES (${institutionId}, ${gift.donor_id}, ${String(gift.amount)}::numeric, ${gift.currency},
@@ -38,6 +42,12 @@ export function updateGift(
     RETURNING ${columns}`);
 }
 
-export async function deleteGift(db: CommonQueryMethods, institutionId: number, id: number): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM gifts WHERE institution_id = ${institutionId} AND id = ${id}`);
+export async function deleteGift(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+): Promise<void> {
+  await db.query(
+    sql.unsafe`DELETE FROM gifts WHERE institution_id = ${institutionId} AND id = ${id}`,
+  );
 }

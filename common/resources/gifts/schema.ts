@@ -1,8 +1,24 @@
 import { z } from 'zod';
-import { calendarDate, currencyCode, money, oneOf, recordId, text } from '../../validation/fields.js';
+import {
+  calendarDate,
+  currencyCode,
+  money,
+  oneOf,
+  recordId,
+  text,
+} from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 
-export const giftTypes = ['cash', 'check', 'credit_card', 'bank_transfer', 'stock', 'in_kind', 'pledge', 'other'] as const;
+export const giftTypes = [
+  'cash',
+  'check',
+  'credit_card',
+  'bank_transfer',
+  'stock',
+  'in_kind',
+  'pledge',
+  'other',
+] as const;
 
 export const giftShape: Shape = {
   donor_id: { schema: recordId, required: true },

@@ -13,18 +13,33 @@ import { requireFields, validateBody } from '../../validation/validateBody.js';
 import { alreadyInUse, isEmailTaken } from '../checks.js';
 import { presentUser } from './present.js';
 import { findUser, insertUser, updateUser } from './queries.js';
-import { userDefaults, userReadOnly, userRequired, userShape, type UserFields, type UserRow } from './schema.js';
+import {
+  userDefaults,
+  userReadOnly,
+  userRequired,
+  userShape,
+  type UserFields,
+  type UserRow,
+} from './schema.js';
 
 const fieldNames = ['email', 'first_name', 'last_name', 'role', 'status'] as const;
 const constraints = { users_institution_email_key: alreadyInUse('email', 'user') };
 
 /** Every rule for a user, on the merged record of a create or an update. */
-async function validateUser(ctx: CommandContext, body: JsonObject, existing: UserRow | null): Promise<UserFields> {
+async function validateUser(
+  ctx: CommandContext,
+  body: JsonObject,
+  existing: UserRow | null,
+): Promise<UserFields> {
   const validation = validateBody(userShape, body, userReadOnly);
   const record: Record<string, unknown> = { ...(existing ?? userDefaults), ...validation.values };
   requireFields(record, userRequired, validation);
   const email = record.email;
-  if (validation.sent.has('email') && !validation.invalid.has('email') && typeof email === 'string') {
+  if (
+    validation.sent.has('email') &&
+    !validation.invalid.has('email') &&
+    typeof email === 'string'
+  ) {
     if (await isEmailTaken(ctx.db, 'users', ctx.institution.id, email, existing?.id ?? null)) {
       validation.errors.push(alreadyInUse('email', 'user'));
     }
@@ -38,7 +53,9 @@ export const createUser: Command = {
   constraints,
   async execute(ctx, request) {
     const fields = await validateUser(ctx, request.body, null);
-    const row = ctx.dryRun ? previewCreated(ctx, fields) : await insertUser(ctx.db, ctx.institution.id, fields);
+    const row = ctx.dryRun
+      ? previewCreated(ctx, fields)
+      : await insertUser(ctx.db, ctx.institution.id, fields);
     return { status: 201, body: presentUser(row), location: `/api/v1/users/${row.id}` };
   },
 };

@@ -13,7 +13,11 @@ export function findUser(
     SELECT ${columns} FROM users WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-export function insertUser(db: CommonQueryMethods, institutionId: number, user: UserFields): Promise<UserRow> {
+export function insertUser(
+  db: CommonQueryMethods,
+  institutionId: number,
+  user: UserFields,
+): Promise<UserRow> {
   return db.one(sql.type(userRow)`
     INSERT INTO users (institution_id, email, first_name, last_name, role, status)
     VALUES (${institutionId}, ${user.email}, ${user.first_name}, ${user.last_name}, ${user.role}, ${user.status})

@@ -44,8 +44,11 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     url: `http://127.0.0.1:${port}`,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response goes out; close them then.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed;
+      clearInterval(sweep);
       await queueEvents.close();
       await queue.close();
       redis.disconnect();

@@ -7,6 +7,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // The fault-injection suite has its own command (npm run test:faults, jest.faults.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/'],
   globalSetup: '<rootDir>/test/helpers/globalSetup.js',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.js',
   testTimeout: 60000,

@@ -3,10 +3,12 @@ import { pinoHttp } from 'pino-http';
 import { sql, type DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { ApiMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
 import { requireApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { requestId } from './middleware/requestId.js';
+import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
 import './locals.js';
@@ -16,6 +18,10 @@ export interface AppDeps {
   redis: Redis;
   gateway: WriteGateway;
   logger: Logger;
+  cursors: CursorSettings;
+  metrics: ApiMetrics;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
 }
 
 const BODY_LIMIT = '100kb';
@@ -30,6 +36,28 @@ const jsonBody: RequestHandler[] = [
   },
   express.json({ limit: BODY_LIMIT, strict: false, type: 'application/json' }),
 ];
+
+/** Names the route pattern a request matched, for metrics. */
+const label =
+  (route: string): RequestHandler =>
+  (_req, res, next) => {
+    res.locals.route = route;
+    next();
+  };
+
+/** Request count and latency by route pattern (never by raw path, which would explode labels). */
+function measureRequests(metrics: ApiMetrics): RequestHandler {
+  return (req, res, next) => {
+    const stop = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = res.locals.route ?? 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      stop(labels);
+      metrics.httpRequests.inc(labels);
+    });
+    next();
+  };
+}
 
 /** Builds the HTTP application without listening, so tests and main.ts share it. */
 export function createApp(deps: AppDeps): Express {
@@ -48,6 +76,14 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
+  app.use(measureRequests(deps.metrics));
+  app.all(['/metrics', '/health', '/ready'], (req, res, next) => label(req.path)(req, res, next));
+  app.get('/metrics', async (req, res) => {
+    if (deps.metricsToken && req.get('Authorization') !== `Bearer ${deps.metricsToken}`) {
+      throw errors.invalidApiKey();
+    }
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -69,9 +105,12 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const api = express.Router();
+  const routes = apiRoutes(deps);
+  for (const path of new Set(routes.map((route) => route.path)))
+    api.all(path, label(`/api/v1${path}`));
   api.use(requireApiKey(deps.pool));
   const allowed = new Map<string, Method[]>();
-  for (const route of apiRoutes(deps.pool, deps.gateway)) {
+  for (const route of routes) {
     const body = route.method === 'post' || route.method === 'patch' ? jsonBody : [];
     api[route.method](route.path, ...body, route.handler);
     allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);

@@ -5,6 +5,9 @@ import { ApiError, errors } from '../common/errors.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import type { JsonObject } from '../common/json.js';
+import { listPage } from '../common/pagination/listPage.js';
+import { parseListRequest } from '../common/pagination/listRequest.js';
+import type { ListSpec } from '../common/pagination/listSpec.js';
 import type { Retrieval } from '../common/resources/retrieve.js';
 import {
   jsonBodyOf,
@@ -68,5 +71,27 @@ export function readHandler(read: (res: Response) => Promise<JsonObject>): Reque
   return async (req, res) => {
     rejectUnknownQuery(req, []);
     res.json(await read(res));
+  };
+}
+
+export interface CursorSettings {
+  secret: string;
+  ttlSeconds: number;
+}
+
+/** GET /things: one keyset page of the caller's records, reads straight from Postgres. */
+export function listHandler<Row>(
+  pool: DatabasePool,
+  cursors: CursorSettings,
+  spec: ListSpec<Row>,
+): RequestHandler {
+  return async (req, res) => {
+    const context = {
+      institutionId: res.locals.principal.institution.id,
+      secret: cursors.secret,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    };
+    const request = parseListRequest(spec, req.query, context);
+    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
   };
 }

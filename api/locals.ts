@@ -7,6 +7,8 @@ declare global {
       requestId: string;
       /** Set by requireApiKey on every /api/v1 route. */
       principal: Principal;
+      /** The route pattern matched, for metrics labels. */
+      route?: string;
     }
   }
 }

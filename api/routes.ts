@@ -1,26 +1,48 @@
 import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
+import type { Command } from '../common/commands/command.js';
 import { errors } from '../common/errors.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
+import type { ListSpec } from '../common/pagination/listSpec.js';
+import {
+  createAwardCycle,
+  updateAwardCycleCommand,
+} from '../common/resources/awardCycles/commands.js';
+import { awardCycleList } from '../common/resources/awardCycles/list.js';
+import { createAward, updateAwardCommand } from '../common/resources/awards/commands.js';
+import { awardList } from '../common/resources/awards/list.js';
 import {
   createDonor,
   deleteDonorCommand,
   updateDonorCommand,
 } from '../common/resources/donors/commands.js';
+import { donorList } from '../common/resources/donors/list.js';
 import { createFund, updateFundCommand } from '../common/resources/funds/commands.js';
+import { fundList } from '../common/resources/funds/list.js';
 import {
   createGift,
   deleteGiftCommand,
   updateGiftCommand,
 } from '../common/resources/gifts/commands.js';
+import { giftList } from '../common/resources/gifts/list.js';
+import * as retrieve from '../common/resources/retrieve.js';
 import {
-  retrieveDonor,
-  retrieveFund,
-  retrieveGift,
-  retrieveUser,
-} from '../common/resources/retrieve.js';
+  createScholarship,
+  updateScholarshipCommand,
+} from '../common/resources/scholarships/commands.js';
+import { scholarshipList } from '../common/resources/scholarships/list.js';
+import { awardedStudentList, fundSummaryList } from '../common/resources/scholarships/reports.js';
+import { createStudent, updateStudentCommand } from '../common/resources/students/commands.js';
+import { studentList } from '../common/resources/students/list.js';
 import { createUser, updateUserCommand } from '../common/resources/users/commands.js';
-import { readHandler, retrieveHandler, writeHandler } from './handlers.js';
+import { userList } from '../common/resources/users/list.js';
+import {
+  listHandler,
+  readHandler,
+  retrieveHandler,
+  writeHandler,
+  type CursorSettings,
+} from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -31,35 +53,76 @@ export interface Route {
   handler: RequestHandler;
 }
 
+export interface RouteDeps {
+  pool: DatabasePool;
+  gateway: WriteGateway;
+  cursors: CursorSettings;
+}
+
+const route = (method: Method, path: string, handler: RequestHandler): Route => ({
+  method,
+  path,
+  handler,
+});
+
 /** The API at a glance; every path is under /api/v1. */
-export function apiRoutes(pool: DatabasePool, gateway: WriteGateway): Route[] {
+export function apiRoutes({ pool, gateway, cursors }: RouteDeps): Route[] {
+  const write = (command: Command) => writeHandler(gateway, command);
+  const one = (resource: string, retrieval: retrieve.Retrieval) =>
+    retrieveHandler(pool, resource, retrieval);
+  const list = <Row>(spec: ListSpec<Row>) => listHandler(pool, cursors, spec);
+  const institution = readHandler(async (res) => {
+    const row = await findInstitution(pool, res.locals.principal.institution.id);
+    if (!row) throw errors.invalidApiKey();
+    return presentInstitution(row);
+  });
+
   return [
-    {
-      method: 'get',
-      path: '/institution',
-      handler: readHandler(async (res) => {
-        const row = await findInstitution(pool, res.locals.principal.institution.id);
-        if (!row) throw errors.invalidApiKey();
-        return presentInstitution(row);
-      }),
-    },
+    route('get', '/institution', institution),
 
-    { method: 'post', path: '/donors', handler: writeHandler(gateway, createDonor) },
-    { method: 'get', path: '/donors/:id', handler: retrieveHandler(pool, 'donor', retrieveDonor) },
-    { method: 'patch', path: '/donors/:id', handler: writeHandler(gateway, updateDonorCommand) },
-    { method: 'delete', path: '/donors/:id', handler: writeHandler(gateway, deleteDonorCommand) },
+    route('get', '/donors', list(donorList)),
+    route('post', '/donors', write(createDonor)),
+    route('get', '/donors/:id', one('donor', retrieve.retrieveDonor)),
+    route('patch', '/donors/:id', write(updateDonorCommand)),
+    route('delete', '/donors/:id', write(deleteDonorCommand)),
 
-    { method: 'post', path: '/gifts', handler: writeHandler(gateway, createGift) },
-    { method: 'get', path: '/gifts/:id', handler: retrieveHandler(pool, 'gift', retrieveGift) },
-    { method: 'patch', path: '/gifts/:id', handler: writeHandler(gateway, updateGiftCommand) },
-    { method: 'delete', path: '/gifts/:id', handler: writeHandler(gateway, deleteGiftCommand) },
+    route('get', '/gifts', list(giftList)),
+    route('post', '/gifts', write(createGift)),
+    route('get', '/gifts/:id', one('gift', retrieve.retrieveGift)),
+    route('patch', '/gifts/:id', write(updateGiftCommand)),
+    route('delete', '/gifts/:id', write(deleteGiftCommand)),
 
-    { method: 'post', path: '/funds', handler: writeHandler(gateway, createFund) },
-    { method: 'get', path: '/funds/:id', handler: retrieveHandler(pool, 'fund', retrieveFund) },
-    { method: 'patch', path: '/funds/:id', handler: writeHandler(gateway, updateFundCommand) },
+    route('get', '/funds', list(fundList)),
+    route('post', '/funds', write(createFund)),
+    route('get', '/funds/:id', one('fund', retrieve.retrieveFund)),
+    route('patch', '/funds/:id', write(updateFundCommand)),
 
-    { method: 'post', path: '/users', handler: writeHandler(gateway, createUser) },
-    { method: 'get', path: '/users/:id', handler: retrieveHandler(pool, 'user', retrieveUser) },
-    { method: 'patch', path: '/users/:id', handler: writeHandler(gateway, updateUserCommand) },
+    route('get', '/users', list(userList)),
+    route('post', '/users', write(createUser)),
+    route('get', '/users/:id', one('user', retrieve.retrieveUser)),
+    route('patch', '/users/:id', write(updateUserCommand)),
+
+    route('get', '/award-cycles', list(awardCycleList)),
+    route('post', '/award-cycles', write(createAwardCycle)),
+    route('get', '/award-cycles/:id', one('award cycle', retrieve.retrieveAwardCycle)),
+    route('patch', '/award-cycles/:id', write(updateAwardCycleCommand)),
+
+    route('get', '/students', list(studentList)),
+    route('post', '/students', write(createStudent)),
+    route('get', '/students/:id', one('student', retrieve.retrieveStudent)),
+    route('patch', '/students/:id', write(updateStudentCommand)),
+
+    route('get', '/scholarships', list(scholarshipList)),
+    route('post', '/scholarships', write(createScholarship)),
+    // The reports come before /scholarships/:id, which would otherwise take them for an id.
+    route('get', '/scholarships/awarded-students', list(awardedStudentList)),
+    route('get', '/scholarships/fund-summaries', list(fundSummaryList)),
+    route('get', '/scholarships/:id', one('scholarship', retrieve.retrieveScholarship)),
+    route('patch', '/scholarships/:id', write(updateScholarshipCommand)),
+
+    route('get', '/awards', list(awardList)),
+    route('post', '/awards', write(createAward)),
+    route('get', '/awards/:id', one('award', retrieve.retrieveAward)),
+    route('patch', '/awards/:id', write(updateAwardCommand)),
   ];
 }

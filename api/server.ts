@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
+import { createApiMetrics } from '../common/metrics.js';
 import { createWriteQueue, createWriteQueueEvents } from '../common/queue.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import { createApp } from './app.js';
@@ -31,8 +32,19 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   // Waiters must be subscribed before the first job can finish.
   await Promise.all([queue.waitUntilReady(), queueEvents.waitUntilReady()]);
 
-  const gateway = new WriteGateway({ config, pool, redis, queue, queueEvents });
-  const app = createApp({ pool, redis, gateway, logger });
+  const metrics = createApiMetrics(pool, () =>
+    queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+  );
+  const gateway = new WriteGateway({ config, metrics, pool, redis, queue, queueEvents });
+  const app = createApp({
+    pool,
+    redis,
+    gateway,
+    logger,
+    metrics,
+    metricsToken: config.METRICS_TOKEN ?? null,
+    cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
+  });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, resolve));

@@ -6,17 +6,24 @@ import type { Config } from '../common/config.js';
 import { ApiError, errors } from '../common/errors.js';
 import { findReceipt } from '../common/idempotency/receipts.js';
 import { acquireLock, lockKeyFor, newLockToken, releaseLock } from '../common/idempotency/lock.js';
+import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
 import { WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 
 export interface GatewayDeps {
   config: Config;
+  metrics: ApiMetrics;
   pool: DatabasePool;
   redis: Redis;
   queue: WriteQueue;
   queueEvents: QueueEvents;
 }
+
+const idempotencyOutcomes: Record<string, string> = {
+  idempotency_key_in_flight: 'in_flight',
+  idempotency_key_request_mismatch: 'mismatch',
+};
 
 /**
  * The API's half of a write. Dry runs are answered here, read-only. Real writes: replay a
@@ -35,6 +42,17 @@ export class WriteGateway {
   }
 
   async submit(job: WriteJob): Promise<WriteResult> {
+    const result = await this.submitOnce(job);
+    const outcome = result.ok
+      ? result.replayed
+        ? 'replayed'
+        : undefined
+      : idempotencyOutcomes[result.error.code];
+    if (outcome) this.deps.metrics.idempotency.inc({ outcome });
+    return result;
+  }
+
+  private async submitOnce(job: WriteJob): Promise<WriteResult> {
     const key = job.idempotencyKey;
     if (!key) return this.enqueueAndWait(job);
 

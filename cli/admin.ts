@@ -1,7 +1,8 @@
 /**
- * The operator's command-line tool: institutions and API keys, which tenants cannot manage.
- * Output is one JSON object on stdout; logs and errors go to stderr.
+ * The operator's command-line tool: institutions and API keys, which tenants cannot manage, and
+ * volume seeding. Output is one JSON object on stdout; progress, logs and errors go to stderr.
  */
+import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DatabasePool } from 'slonik';
 import { createDatabasePool } from '../common/db/pool.js';
@@ -11,6 +12,12 @@ import {
   insertApiKey,
   revokeApiKey,
 } from '../common/institutions.js';
+import {
+  DEFAULT_SEED_FUNDS,
+  MAX_SEED_COUNT,
+  seedInstitution,
+  type SeedCounts,
+} from '../common/seed/seedInstitution.js';
 import { currencyCode } from '../common/validation/fields.js';
 
 class CliError extends Error {}
@@ -20,6 +27,11 @@ const positiveInt = (value: string) => {
   if (!/^[1-9]\d*$/.test(value) || !Number.isSafeInteger(number)) {
     throw new InvalidArgumentError('must be a positive integer');
   }
+  return number;
+};
+const seedCount = (value: string) => {
+  const number = positiveInt(value);
+  if (number > MAX_SEED_COUNT) throw new InvalidArgumentError(`must be at most ${MAX_SEED_COUNT}`);
   return number;
 };
 const currency = (value: string) => {
@@ -100,6 +112,56 @@ apiKey
       const revoked = await revokeApiKey(pool, options.id);
       if (!revoked) throw new CliError(`No API key with id ${options.id}`);
       return { api_key: revoked };
+    }),
+  );
+
+/** A progress bar on stderr when a person is watching; nothing otherwise (stdout stays JSON). */
+function seedProgress(total: number): { update(seeded: SeedCounts): void; stop(): void } {
+  if (!process.stderr.isTTY) return { update() {}, stop() {} };
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format:
+      'seeding {bar} {percentage}% | donors {donors} | funds {funds} | gifts {gifts} | {duration}s',
+    hideCursor: true,
+  });
+  bar.start(total, 0, { donors: 0, funds: 0, gifts: 0 });
+  return {
+    update: (seeded) => bar.update(seeded.donors + seeded.funds + seeded.gifts, { ...seeded }),
+    stop: () => bar.stop(),
+  };
+}
+
+program
+  .command('seed')
+  .description('Fill an existing institution with realistic donors, funds and gifts (bulk inserts)')
+  .requiredOption('--institution <id>', 'institution id', positiveInt)
+  .requiredOption('--donors <n>', 'donors to create, of every role', seedCount)
+  .requiredOption('--gifts <n>', 'gifts to create, spread over the new donors and funds', seedCount)
+  .option('--funds <n>', 'funds to create', seedCount, DEFAULT_SEED_FUNDS)
+  .action((options: { institution: number; donors: number; gifts: number; funds: number }) =>
+    withPool(async (pool) => {
+      if (!(await findInstitution(pool, options.institution))) {
+        throw new CliError(`No institution with id ${options.institution}`);
+      }
+      const started = performance.now();
+      const progress = seedProgress(options.donors + options.funds + options.gifts);
+      let seeded: SeedCounts;
+      try {
+        seeded = await seedInstitution(pool, {
+          institutionId: options.institution,
+          donors: options.donors,
+          gifts: options.gifts,
+          funds: options.funds,
+          onProgress: progress.update,
+        });
+      } finally {
+        progress.stop();
+      }
+      const seconds = Math.round(performance.now() - started) / 1000;
+      return {
+        seeded: { donors: seeded.donors, gifts: seeded.gifts, funds: seeded.funds },
+        seconds,
+      };
     }),
   );
 

@@ -11,12 +11,18 @@ const configSchema = z.object({
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   WRITE_TIMEOUT_MS: positiveInt(10_000),
   WORKER_CONCURRENCY: positiveInt(16),
+  /** How long a worker's hold on a job lasts unrenewed; a silent worker's jobs move on after it. */
+  WORKER_LOCK_DURATION_MS: positiveInt(30_000),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-" only')
     .default('dgm'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: positiveInt(20),
+  /** Optional bearer token protecting GET /metrics on the API. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Optional port on which a worker serves its own /metrics. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -6,10 +6,12 @@ import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
 import { lockKeyFor, releaseLock } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
 
 export interface ProcessorDeps {
   pool: DatabasePool;
+  metrics: WorkerMetrics;
   redis: Redis;
   logger: Logger;
   queuePrefix: string;
@@ -37,6 +39,10 @@ export function createProcessor(deps: ProcessorDeps) {
       return failure(errors.internal());
     }
     const started = performance.now();
+    if (job.processedOn) {
+      const waited = Math.max(0, job.processedOn - job.timestamp) / 1000;
+      deps.metrics.jobWait.observe({ command: data.command }, waited);
+    }
     let result: WriteResult;
     try {
       result = await runWrite(deps.pool, command, data, {
@@ -55,11 +61,13 @@ export function createProcessor(deps: ProcessorDeps) {
       const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
       await releaseLock(deps.redis, lockKey, data.lockToken).catch(() => {});
     }
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);
     log.info(
       {
         status: result.status,
         replayed: result.ok && result.replayed,
-        ms: Math.round(performance.now() - started),
+        ms: Math.round(seconds * 1000),
       },
       'job done',
     );

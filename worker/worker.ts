@@ -5,6 +5,9 @@ import type { Logger } from '../common/logger.js';
 import { WRITE_QUEUE } from '../common/queue.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
+import { createServer, type Server } from 'node:http';
+import { createWorkerMetrics } from '../common/metrics.js';
+import { startMaintenance } from './maintenance.js';
 import { createProcessor } from './processor.js';
 
 export interface RunningWorker {
@@ -19,8 +22,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   const redis = createRedis(config.REDIS_URL, 'blocking');
+  const metrics = createWorkerMetrics(pool);
   const processor = createProcessor({
     pool,
+    metrics,
     redis,
     logger,
     queuePrefix: config.QUEUE_PREFIX,
@@ -32,19 +37,54 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     concurrency: config.WORKER_CONCURRENCY,
     // A job whose worker died is run again; the write's receipt makes that safe.
     maxStalledCount: 5,
-    lockDuration: 30_000,
+    // A worker that stops renewing its locks (dead, frozen, cut off) loses its jobs to the
+    // others after lockDuration; they look for such jobs at the same interval.
+    lockDuration: config.WORKER_LOCK_DURATION_MS,
+    stalledInterval: config.WORKER_LOCK_DURATION_MS,
   });
   worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
   worker.on('failed', (job, error) => logger.error({ err: error, jobId: job?.id }, 'job failed'));
   await worker.waitUntilReady();
+  const maintenance = await startMaintenance(
+    pool,
+    redisOptions(config.REDIS_URL, 'blocking'),
+    config.QUEUE_PREFIX,
+    logger,
+  );
+  const metricsServer = config.WORKER_METRICS_PORT
+    ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
+    : null;
   logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
 
   return {
     worker,
     async close() {
       await worker.close();
+      await maintenance.close();
+      await new Promise((resolve) =>
+        metricsServer ? metricsServer.close(resolve) : resolve(undefined),
+      );
       redis.disconnect();
       await pool.end();
     },
   };
+}
+
+/** A worker has no API; when WORKER_METRICS_PORT is set it serves GET /metrics there. */
+async function serveMetrics(
+  port: number,
+  registry: ReturnType<typeof createWorkerMetrics>['registry'],
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, resolve));
+  return server;
 }

@@ -1,3 +1,5 @@
+import { createAwardCycle, updateAwardCycleCommand } from '../resources/awardCycles/commands.js';
+import { createAward, updateAwardCommand } from '../resources/awards/commands.js';
 import {
   createDonor,
   deleteDonorCommand,
@@ -5,6 +7,8 @@ import {
 } from '../resources/donors/commands.js';
 import { createFund, updateFundCommand } from '../resources/funds/commands.js';
 import { createGift, deleteGiftCommand, updateGiftCommand } from '../resources/gifts/commands.js';
+import { createScholarship, updateScholarshipCommand } from '../resources/scholarships/commands.js';
+import { createStudent, updateStudentCommand } from '../resources/students/commands.js';
 import { createUser, updateUserCommand } from '../resources/users/commands.js';
 import type { Command } from './command.js';
 
@@ -21,5 +25,13 @@ export const commands: ReadonlyMap<string, Command> = new Map(
     updateFundCommand,
     createUser,
     updateUserCommand,
+    createAwardCycle,
+    updateAwardCycleCommand,
+    createStudent,
+    updateStudentCommand,
+    createScholarship,
+    updateScholarshipCommand,
+    createAward,
+    updateAwardCommand,
   ].map((command) => [command.name, command]),
 );

@@ -1,18 +1,38 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import type { CommandContext } from '../commands/command.js';
-import type { FieldError } from '../errors.js';
+import type { FieldError, FieldErrorCode } from '../errors.js';
 
-type ReferencedTable = 'users' | 'funds' | 'donors';
+type ReferencedTable = 'users' | 'funds' | 'donors' | 'award_cycles' | 'students' | 'scholarships';
 
-/** The table's status that makes a record unusable as a new reference, where it has one. */
-const inactiveStatus: Partial<Record<ReferencedTable, string>> = {
-  users: 'deactivated',
-  funds: 'closed',
+/** How a reference to each table is named in messages. */
+const nouns: Record<ReferencedTable, string> = {
+  users: 'user',
+  funds: 'fund',
+  donors: 'donor',
+  award_cycles: 'award cycle',
+  students: 'student',
+  scholarships: 'scholarship',
+};
+
+/**
+ * The statuses that make a record unusable as a new reference, and what that is called, for the
+ * tables where status matters (product.md §4): a deactivated user, a closed fund or a retired
+ * scholarship is `reference_inactive`; an award needs a cycle that is open or closed, so a draft
+ * or archived one is `invalid_value`.
+ */
+const unusable: Partial<
+  Record<ReferencedTable, { statuses: readonly string[]; code: FieldErrorCode }>
+> = {
+  users: { statuses: ['deactivated'], code: 'reference_inactive' },
+  funds: { statuses: ['closed'], code: 'reference_inactive' },
+  scholarships: { statuses: ['retired'], code: 'reference_inactive' },
+  award_cycles: { statuses: ['draft', 'archived'], code: 'invalid_value' },
 };
 
 /**
  * A reference must name a record of the caller's institution (else `reference_not_found`, the
- * same answer for missing and foreign) that is still in use (else `reference_inactive`).
+ * same answer for missing and foreign) that is still in use (else `reference_inactive`, or
+ * `invalid_value` for an award cycle that takes no awards).
  */
 export async function checkReference(
   ctx: CommandContext,
@@ -22,22 +42,23 @@ export async function checkReference(
 ): Promise<FieldError | null> {
   // A real write holds the referenced row until it commits, so a concurrent deactivation or
   // delete waits for it (a read-only dry run cannot lock, and needs no lock).
-  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR SHARE`;
+  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`;
+  const rule = unusable[table];
   const status = await ctx.db.maybeOneFirst(sql.unsafe`
-    SELECT ${table === 'donors' ? sql.fragment`'active'` : sql.fragment`status`} AS status
+    SELECT ${rule ? sql.fragment`status` : sql.fragment`'active'`} AS status
     FROM ${sql.identifier([table])}
     WHERE institution_id = ${ctx.institution.id} AND id = ${id} ${lock}`);
   if (status === null)
     return {
       param,
       code: 'reference_not_found',
-      message: `does not name an existing ${table.slice(0, -1)}`,
+      message: `does not name an existing ${nouns[table]}`,
     };
-  if (status === inactiveStatus[table]) {
+  if (rule?.statuses.includes(String(status))) {
     return {
       param,
-      code: 'reference_inactive',
-      message: `names a ${table.slice(0, -1)} that is ${status}`,
+      code: rule.code,
+      message: `names ${table === 'award_cycles' ? 'an' : 'a'} ${nouns[table]} that is ${String(status)}`,
     };
   }
   return null;

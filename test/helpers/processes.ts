@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../common/config.js';
@@ -68,5 +71,131 @@ export async function waitForLog(
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Spawns an entry point and waits for its ready line (`api listening`, `worker ready`). */
+export async function startEntry(
+  entry: string,
+  env: Record<string, string>,
+  readyMessage = entry.startsWith('api') ? 'api listening' : 'worker ready',
+  timeoutMs = 20_000,
+): Promise<ServiceProcess> {
+  const proc = spawnEntry(entry, env);
+  try {
+    await waitForLog(proc, readyMessage, timeoutMs);
+  } catch (error) {
+    proc.child.kill('SIGKILL');
+    throw error;
+  }
+  return proc;
+}
+
+/** Sends a signal (SIGKILL by default) and resolves once the process is gone. */
+export async function killProcess(proc: ServiceProcess, signal: NodeJS.Signals = 'SIGKILL') {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill(signal);
+  await proc.exited;
+}
+
+/** A port that was free a moment ago, for a process that must come back on the same one. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves once something accepts TCP connections on the port. */
+export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * A private redis-server on its own port, so that a test can kill, restart or freeze it without
+ * touching the shared one. Persistence is AOF in a temporary directory, as in production.
+ */
+export class RedisServer {
+  private child: ChildProcess | null = null;
+  private constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
+
+  static async start(): Promise<RedisServer> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'dgs-redis-'));
+    const server = new RedisServer(await freePort(), dir);
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** (Re)starts redis-server on the same port and data directory. */
+  async restart(): Promise<void> {
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--maxmemory-policy',
+        'noeviction',
+      ],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    await waitForPort(this.port);
+  }
+
+  /** SIGKILL, as a crash would; resolves once the process is gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await gone;
+  }
+
+  /** Freezes the server (SIGSTOP): connections stay open but nothing answers. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
+  async stop(): Promise<void> {
+    this.resume();
+    await this.kill();
+    await rm(this.dir, { recursive: true, force: true });
   }
 }

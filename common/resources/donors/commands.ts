@@ -1,13 +1,10 @@
+import { deleted, pick, type Command, type CommandContext } from '../../commands/command.js';
 import {
-  deleted,
-  lockClause,
-  pathId,
-  pick,
-  previewCreated,
-  previewUpdated,
-  type Command,
-  type CommandContext,
-} from '../../commands/command.js';
+  createCommand,
+  findTarget,
+  updateCommand,
+  type WritableResource,
+} from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody, type BodyValidation } from '../../validation/validateBody.js';
@@ -115,41 +112,28 @@ const fieldConstraints = {
   } satisfies FieldError,
 };
 
-export const createDonor: Command = {
-  name: 'donors.create',
+const donorsResource: WritableResource<DonorRow, DonorFields> = {
+  name: 'donors',
+  label: 'donor',
+  path: '/api/v1/donors',
   constraints: fieldConstraints,
-  requiresIdempotencyKey: (request) => emailOmitted(request.body),
-  async execute(ctx, request) {
-    const fields = await validateDonor(ctx, request.body, null);
-    const row = ctx.dryRun
-      ? previewCreated(ctx, fields)
-      : await insertDonor(ctx.db, ctx.institution.id, fields);
-    return { status: 201, body: presentDonor(row), location: `/api/v1/donors/${row.id}` };
-  },
+  validate: validateDonor,
+  find: findDonor,
+  insert: insertDonor,
+  update: updateDonor,
+  present: presentDonor,
 };
 
-export const updateDonorCommand: Command = {
-  name: 'donors.update',
-  constraints: fieldConstraints,
-  async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findDonor(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('donor');
-    const fields = await validateDonor(ctx, request.body, existing);
-    const row = ctx.dryRun
-      ? previewUpdated(ctx, existing, fields)
-      : await updateDonor(ctx.db, ctx.institution.id, existing.id, fields);
-    return { status: 200, body: presentDonor(row) };
-  },
-};
+export const createDonor = createCommand(donorsResource, {
+  requiresIdempotencyKey: (request) => emailOmitted(request.body),
+});
+export const updateDonorCommand = updateCommand(donorsResource);
 
 export const deleteDonorCommand: Command = {
   name: 'donors.delete',
   constraints: { gifts_donor_fkey: inUse },
   async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findDonor(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('donor');
+    const existing = await findTarget(ctx, request, donorsResource);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
     return deleted('donor', existing.id);

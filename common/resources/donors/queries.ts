@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { donorRow, givingRow, type DonorFields, type DonorRow, type GivingRow } from './schema.js';
 
-const columns = sql.fragment`
+export const columns = sql.fragment`
   id, role, first_name, last_name, organization_name, email, phone, address, assigned_user_id,
   status, gives_anonymously, created_at, updated_at`;
 

@@ -1,19 +1,17 @@
 import { sql } from 'slonik';
+import { pick, type CommandContext } from '../../commands/command.js';
 import {
-  lockClause,
-  pathId,
-  pick,
-  previewCreated,
-  previewUpdated,
-  type Command,
-  type CommandContext,
-} from '../../commands/command.js';
+  createCommand,
+  updateCommand,
+  type WritableResource,
+} from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
 import { alreadyInUse } from '../checks.js';
+import { centsToNumber, toCents } from './capacity.js';
 import { presentFund } from './present.js';
-import { findFund, insertFund, updateFund } from './queries.js';
+import { committedAwards, findFund, insertFund, updateFund } from './queries.js';
 import {
   fundDefaults,
   fundReadOnly,
@@ -48,33 +46,41 @@ async function validateFund(
         AND id IS DISTINCT FROM ${existing?.id ?? null}`);
     if (taken) validation.errors.push(alreadyInUse('code', 'fund'));
   }
+  // A limit may not fall below what live awards already commit. The update holds the fund row
+  // FOR UPDATE (taken before this runs), and every write that raises what the fund commits takes
+  // the same lock first, so the sum cannot grow between this check and the commit.
+  const limit = record.award_limit;
+  if (
+    existing &&
+    validation.sent.has('award_limit') &&
+    !validation.invalid.has('award_limit') &&
+    (typeof limit === 'number' || typeof limit === 'string') &&
+    (existing.award_limit === null || toCents(limit) < toCents(existing.award_limit))
+  ) {
+    const committed = toCents(await committedAwards(ctx.db, ctx.institution.id, existing.id));
+    if (committed > toCents(limit)) {
+      validation.errors.push({
+        param: 'award_limit',
+        code: 'insufficient_fund_balance',
+        message: `is below the ${centsToNumber(committed)} that live awards already commit`,
+      });
+    }
+  }
   if (validation.errors.length) throw errors.validationFailed(validation.errors);
   return pick(record, fieldNames) as FundFields;
 }
 
-export const createFund: Command = {
-  name: 'funds.create',
+const fundsResource: WritableResource<FundRow, FundFields> = {
+  name: 'funds',
+  label: 'fund',
+  path: '/api/v1/funds',
   constraints,
-  async execute(ctx, request) {
-    const fields = await validateFund(ctx, request.body, null);
-    const row = ctx.dryRun
-      ? previewCreated(ctx, fields)
-      : await insertFund(ctx.db, ctx.institution.id, fields);
-    return { status: 201, body: presentFund(row), location: `/api/v1/funds/${row.id}` };
-  },
+  validate: validateFund,
+  find: findFund,
+  insert: insertFund,
+  update: updateFund,
+  present: presentFund,
 };
 
-export const updateFundCommand: Command = {
-  name: 'funds.update',
-  constraints,
-  async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findFund(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('fund');
-    const fields = await validateFund(ctx, request.body, existing);
-    const row = ctx.dryRun
-      ? previewUpdated(ctx, existing, fields)
-      : await updateFund(ctx.db, ctx.institution.id, existing.id, fields);
-    return { status: 200, body: presentFund(row) };
-  },
-};
+export const createFund = createCommand(fundsResource);
+export const updateFundCommand = updateCommand(fundsResource);

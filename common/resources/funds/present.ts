@@ -1,7 +1,8 @@
 import type { JsonObject } from '../../json.js';
-import type { FundRow } from './schema.js';
+import type { FundRow, FundTotalsRow } from './schema.js';
 
-export const presentFund = (row: FundRow): JsonObject => ({
+/** `totals` only where they were read: on GET /funds/{id}. */
+export const presentFund = (row: FundRow, totals?: FundTotalsRow): JsonObject => ({
   id: row.id,
   object: 'fund',
   name: row.name,
@@ -11,6 +12,18 @@ export const presentFund = (row: FundRow): JsonObject => ({
   endowed: row.endowed,
   award_limit: row.award_limit === null ? null : Number(row.award_limit),
   status: row.status,
+  ...(totals
+    ? {
+        totals: {
+          gifts_received: Number(totals.gifts_received),
+          awards_committed: Number(totals.awards_committed),
+          award_capacity_remaining:
+            totals.award_capacity_remaining === null
+              ? null
+              : Number(totals.award_capacity_remaining),
+        },
+      }
+    : {}),
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

@@ -1,7 +1,15 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
-import { fundRow, type FundFields, type FundRow } from './schema.js';
+import { z } from 'zod';
+import { liveAwardStatuses } from '../awards/schema.js';
+import {
+  fundRow,
+  fundTotalsRow,
+  type FundFields,
+  type FundRow,
+  type FundTotalsRow,
+} from './schema.js';
 
-const columns = sql.fragment`
+export const columns = sql.fragment`
   id, name, code, description, restriction, endowed, award_limit, status, created_at, updated_at`;
 
 const limitValue = (limit: FundFields['award_limit']) => (limit === null ? null : String(limit));
@@ -40,4 +48,39 @@ export function updateFund(
       award_limit = ${limitValue(fund.award_limit)}::numeric, status = ${fund.status}, updated_at = now()
     WHERE institution_id = ${institutionId} AND id = ${id}
     RETURNING ${columns}`);
+}
+
+/** Live awards reach a fund through their scholarship. */
+const liveAwardsOfFund = (institutionId: number, fundId: number) => sql.fragment`
+  awards a JOIN scholarships s ON s.institution_id = a.institution_id AND s.id = a.scholarship_id
+  WHERE a.institution_id = ${institutionId} AND s.fund_id = ${fundId}
+    AND a.status = ANY(${sql.array([...liveAwardStatuses], 'text')})`;
+
+/** What the fund's live awards commit, as exact numeric text, leaving out one award if named. */
+export function committedAwards(
+  db: CommonQueryMethods,
+  institutionId: number,
+  fundId: number,
+  exceptAwardId: number | null = null,
+): Promise<string> {
+  return db.oneFirst(sql.type(z.object({ committed: z.string() }))`
+    SELECT coalesce(sum(a.amount), 0)::text AS committed
+    FROM ${liveAwardsOfFund(institutionId, fundId)} AND a.id IS DISTINCT FROM ${exceptAwardId}`);
+}
+
+/** Gifts designated to the fund, its live awards and what its limit leaves, as exact text. */
+export function findFundTotals(
+  db: CommonQueryMethods,
+  institutionId: number,
+  fundId: number,
+): Promise<FundTotalsRow> {
+  return db.one(sql.type(fundTotalsRow)`
+    SELECT gifts.received::text AS gifts_received, awards.committed::text AS awards_committed,
+           (f.award_limit - awards.committed)::text AS award_capacity_remaining
+    FROM funds f,
+      LATERAL (SELECT coalesce(sum(amount), 0) AS received FROM gifts
+               WHERE institution_id = ${institutionId} AND fund_id = ${fundId}) gifts,
+      LATERAL (SELECT coalesce(sum(a.amount), 0) AS committed
+               FROM ${liveAwardsOfFund(institutionId, fundId)}) awards
+    WHERE f.institution_id = ${institutionId} AND f.id = ${fundId}`);
 }

@@ -66,3 +66,11 @@ export const fundRow = z.object({
 });
 export type FundRow = z.infer<typeof fundRow>;
 export type FundFields = Omit<FundRow, 'id' | 'created_at' | 'updated_at'>;
+
+/** Read-only `totals` of GET /funds/{id}, money as exact numeric text. */
+export const fundTotalsRow = z.object({
+  gifts_received: z.string(),
+  awards_committed: z.string(),
+  award_capacity_remaining: z.string().nullable(),
+});
+export type FundTotalsRow = z.infer<typeof fundTotalsRow>;

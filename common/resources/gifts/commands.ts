@@ -1,13 +1,10 @@
+import { deleted, pick, type Command, type CommandContext } from '../../commands/command.js';
 import {
-  deleted,
-  lockClause,
-  pathId,
-  pick,
-  previewCreated,
-  previewUpdated,
-  type Command,
-  type CommandContext,
-} from '../../commands/command.js';
+  createCommand,
+  findTarget,
+  updateCommand,
+  type WritableResource,
+} from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
@@ -81,39 +78,25 @@ const constraints = {
   } satisfies FieldError,
 };
 
-export const createGift: Command = {
-  name: 'gifts.create',
+const giftsResource: WritableResource<GiftRow, GiftFields> = {
+  name: 'gifts',
+  label: 'gift',
+  path: '/api/v1/gifts',
   constraints,
-  async execute(ctx, request) {
-    const fields = await validateGift(ctx, request.body, null);
-    const row = ctx.dryRun
-      ? previewCreated(ctx, fields)
-      : await insertGift(ctx.db, ctx.institution.id, fields);
-    return { status: 201, body: presentGift(row), location: `/api/v1/gifts/${row.id}` };
-  },
+  validate: validateGift,
+  find: findGift,
+  insert: insertGift,
+  update: updateGift,
+  present: presentGift,
 };
 
-export const updateGiftCommand: Command = {
-  name: 'gifts.update',
-  constraints,
-  async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findGift(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('gift');
-    const fields = await validateGift(ctx, request.body, existing);
-    const row = ctx.dryRun
-      ? previewUpdated(ctx, existing, fields)
-      : await updateGift(ctx.db, ctx.institution.id, existing.id, fields);
-    return { status: 200, body: presentGift(row) };
-  },
-};
+export const createGift = createCommand(giftsResource);
+export const updateGiftCommand = updateCommand(giftsResource);
 
 export const deleteGiftCommand: Command = {
   name: 'gifts.delete',
   async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findGift(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('gift');
+    const existing = await findTarget(ctx, request, giftsResource);
     if (!ctx.dryRun) await deleteGift(ctx.db, ctx.institution.id, existing.id);
     return deleted('gift', existing.id);
   },

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { giftRow, type GiftFields, type GiftRow } from './schema.js';
 
-const columns = sql.fragment`
+export const columns = sql.fragment`
   id, donor_id, amount, currency, subject, gift_date::text AS gift_date, type, check_number, fund_id,
   created_at, updated_at`;
 

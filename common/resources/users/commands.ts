@@ -1,12 +1,9 @@
+import { pick, type CommandContext } from '../../commands/command.js';
 import {
-  lockClause,
-  pathId,
-  pick,
-  previewCreated,
-  previewUpdated,
-  type Command,
-  type CommandContext,
-} from '../../commands/command.js';
+  createCommand,
+  updateCommand,
+  type WritableResource,
+} from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
@@ -48,29 +45,17 @@ async function validateUser(
   return pick(record, fieldNames) as UserFields;
 }
 
-export const createUser: Command = {
-  name: 'users.create',
+const usersResource: WritableResource<UserRow, UserFields> = {
+  name: 'users',
+  label: 'user',
+  path: '/api/v1/users',
   constraints,
-  async execute(ctx, request) {
-    const fields = await validateUser(ctx, request.body, null);
-    const row = ctx.dryRun
-      ? previewCreated(ctx, fields)
-      : await insertUser(ctx.db, ctx.institution.id, fields);
-    return { status: 201, body: presentUser(row), location: `/api/v1/users/${row.id}` };
-  },
+  validate: validateUser,
+  find: findUser,
+  insert: insertUser,
+  update: updateUser,
+  present: presentUser,
 };
 
-export const updateUserCommand: Command = {
-  name: 'users.update',
-  constraints,
-  async execute(ctx, request) {
-    const id = pathId(request);
-    const existing = id ? await findUser(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-    if (!existing) throw errors.notFound('user');
-    const fields = await validateUser(ctx, request.body, existing);
-    const row = ctx.dryRun
-      ? previewUpdated(ctx, existing, fields)
-      : await updateUser(ctx.db, ctx.institution.id, existing.id, fields);
-    return { status: 200, body: presentUser(row) };
-  },
-};
+export const createUser = createCommand(usersResource);
+export const updateUserCommand = updateCommand(usersResource);

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { userRow, type UserFields, type UserRow } from './schema.js';
 
-const columns = sql.fragment`id, email, first_name, last_name, role, status, created_at, updated_at`;
+export const columns = sql.fragment`id, email, first_name, last_name, role, status, created_at, updated_at`;
 
 export function findUser(
   db: CommonQueryMethods,

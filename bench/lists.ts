@@ -1,0 +1,392 @@
+/**
+ * `npm run bench:lists`: does a keyset page deep in a million gifts cost what the first page
+ * costs? Builds a scratch database on DATABASE_URL's server, seeds one institution, starts the
+ * real API in this process and measures GET /api/v1/gifts with autocannon, next to the same SQL
+ * run straight through pg. Drops the database (and its Redis keys) at the end.
+ *
+ * Settings (environment): BENCH_GIFTS (1000000), BENCH_DONORS (gifts / 20), BENCH_FUNDS (25),
+ * BENCH_DEPTH (90% of the gifts), BENCH_DURATION seconds per measurement (10), BENCH_WARMUP
+ * seconds (2), BENCH_CONNECTIONS (10), BENCH_NEIGHBOUR_GIFTS (0: gifts of a second institution,
+ * seeded after the first, newer than all of its gifts). Exit status 1 when the deep page costs
+ * more than 1.3x the first, when a page query does not read gifts_pkey backward
+ * (or sorts, or scans the table), or when a request fails.
+ */
+import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { sql, type FragmentSqlToken, type QuerySqlToken } from 'slonik';
+import { startApi } from '../api/server.js';
+import { loadConfig } from '../common/config.js';
+import { migrateUp } from '../common/db/migrate.js';
+import { createDatabasePool } from '../common/db/pool.js';
+import { createInstitution } from '../common/institutions.js';
+import { createLogger } from '../common/logger.js';
+import { encodeCursor } from '../common/pagination/cursor.js';
+import { DEFAULT_LIMIT } from '../common/pagination/listRequest.js';
+import { createRedis } from '../common/redis.js';
+import { giftList } from '../common/resources/gifts/list.js';
+import { seedInstitution } from '../common/seed/seedInstitution.js';
+import { checkKeysetPlan, describePlan, explain, type KeysetVerdict } from './plans.js';
+import { runSqlLoad, type LoadResult, type SqlStep } from './sqlLoad.js';
+
+const MAX_RATIO = 1.3;
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+function intSetting(name: string, fallback: number, minimum = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < minimum) {
+    process.stderr.write(`bench: ${name} must be an integer of at least ${minimum}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const gifts = intSetting('BENCH_GIFTS', 1_000_000, DEFAULT_LIMIT * 4);
+const settings = {
+  gifts,
+  donors: intSetting('BENCH_DONORS', Math.max(1, Math.round(gifts / 20))),
+  funds: intSetting('BENCH_FUNDS', 25),
+  depth: Math.min(intSetting('BENCH_DEPTH', Math.floor(gifts * 0.9)), gifts - DEFAULT_LIMIT),
+  duration: intSetting('BENCH_DURATION', 10),
+  warmup: intSetting('BENCH_WARMUP', 2, 0),
+  connections: intSetting('BENCH_CONNECTIONS', 10),
+  neighbourGifts: intSetting('BENCH_NEIGHBOUR_GIFTS', 0, 0),
+};
+const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const runId = randomBytes(4).toString('hex');
+const databaseName = `dgs_bench_${runId}`;
+const queuePrefix = `dgs-bench-${runId}`;
+
+function databaseUrl(database: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Undo steps, last first; run at the end, on failure and on Ctrl-C. */
+const cleanups: Array<() => Promise<unknown>> = [];
+async function cleanUp(): Promise<void> {
+  for (let step = cleanups.pop(); step; step = cleanups.pop()) {
+    try {
+      await step();
+    } catch (error) {
+      log(`clean-up step failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+process.once('SIGINT', () => {
+  log('interrupted; cleaning up');
+  void cleanUp().finally(() => process.exit(130));
+});
+
+/** Slonik writes placeholders as $slonik_N; pg wants $N. */
+const toStep = (query: QuerySqlToken): SqlStep => ({
+  text: query.sql.replace(/\$slonik_(\d+)/g, '$$$1'),
+  values: query.values,
+});
+
+/** The page query listPage (common/pagination/listPage.ts) runs: newest first, limit + 1. */
+function pageQuery(institutionId: number, conditions: FragmentSqlToken[] = []): SqlStep {
+  const where = sql.join(
+    [
+      sql.fragment`${giftList.institutionColumn} = ${institutionId}`,
+      ...(giftList.where ? [giftList.where] : []),
+      ...conditions,
+    ],
+    sql.fragment` AND `,
+  );
+  return toStep(sql.unsafe`
+    SELECT ${giftList.columns} FROM ${giftList.from}
+    WHERE ${where}
+    ORDER BY ${giftList.key} DESC
+    LIMIT ${DEFAULT_LIMIT + 1}`);
+}
+
+async function httpLoad(url: string, apiKey: string, seconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    connections: settings.connections,
+    duration: seconds,
+    headers: { 'X-Service-API-Key': apiKey },
+  });
+  return {
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    mean: result.latency.average,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+const format = (value: number, digits = 2) =>
+  Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+const pad = (text: string, width: number) => text.padStart(width);
+
+function table(rows: Array<[string, LoadResult]>): string {
+  const header = `${'measurement'.padEnd(34)}${pad('req/s', 10)}${pad('p50 ms', 10)}${pad('p99 ms', 10)}${pad('errors', 8)}`;
+  const lines = rows.map(
+    ([label, result]) =>
+      `${label.padEnd(34)}${pad(format(result.requestsPerSecond, 1), 10)}${pad(format(result.p50), 10)}${pad(format(result.p99), 10)}${pad(String(result.errors), 8)}`,
+  );
+  return [header, '-'.repeat(header.length), ...lines].join('\n');
+}
+
+async function main(): Promise<number> {
+  const url = databaseUrl(databaseName);
+  log(`scratch database ${databaseName} on ${new URL(baseUrl).host}, Redis prefix ${queuePrefix}`);
+  await admin(`CREATE DATABASE ${databaseName}`);
+  cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+  await migrateUp(url);
+
+  const db = await createDatabasePool(url, { maxPoolSize: 4, applicationName: 'dgs-bench' });
+  cleanups.push(() => db.end());
+  const { institution, apiKey } = await createInstitution(db, 'Bench University', 'USD');
+
+  log(
+    `seeding ${settings.gifts} gifts, ${settings.donors} donors, ${settings.funds} funds (institution ${institution.id})`,
+  );
+  let started = performance.now();
+  await seedInstitution(db, {
+    institutionId: institution.id,
+    donors: settings.donors,
+    gifts: settings.gifts,
+    funds: settings.funds,
+  });
+  const seedSeconds = (performance.now() - started) / 1000;
+  log(`seeded in ${format(seedSeconds, 1)} s`);
+  if (settings.neighbourGifts > 0) {
+    const neighbour = await createInstitution(db, 'Neighbour College', 'USD');
+    started = performance.now();
+    await seedInstitution(db, {
+      institutionId: neighbour.institution.id,
+      donors: Math.max(1, Math.round(settings.neighbourGifts / 20)),
+      gifts: settings.neighbourGifts,
+      funds: 5,
+    });
+    log(
+      `seeded ${settings.neighbourGifts} neighbour gifts in ${format((performance.now() - started) / 1000, 1)} s`,
+    );
+  }
+
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: url,
+    REDIS_URL: redisUrl,
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: 'silent',
+    DATABASE_POOL_SIZE: String(Math.max(10, settings.connections)),
+  });
+  const redis = createRedis(redisUrl, 'request');
+  cleanups.push(async () => {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${queuePrefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    redis.disconnect();
+  });
+  const api = await startApi(config, createLogger('silent', 2));
+  cleanups.push(() => api.close());
+
+  // The deep position: the id of the row `depth` rows below the newest, as a real cursor.
+  const sqlPool = new pg.Pool({ connectionString: url, max: settings.connections });
+  cleanups.push(() => sqlPool.end());
+  const deepKey = Number(
+    (
+      await sqlPool.query<{ id: string }>(
+        'SELECT id FROM gifts WHERE institution_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1',
+        [institution.id, settings.depth - 1],
+      )
+    ).rows[0]!.id,
+  );
+  const cursor = encodeCursor(config.CURSOR_SECRET, {
+    i: institution.id,
+    e: giftList.endpoint,
+    f: {},
+    k: deepKey,
+    d: 'after',
+    x: Math.floor(Date.now() / 1000) + config.CURSOR_TTL_SECONDS,
+  });
+  const firstUrl = `${api.url}/api/v1/gifts?limit=${DEFAULT_LIMIT}`;
+  const deepUrl = `${api.url}/api/v1/gifts?limit=${DEFAULT_LIMIT}&starting_after=${encodeURIComponent(cursor)}`;
+
+  const firstSql = pageQuery(institution.id);
+  const deepSql = pageQuery(institution.id, [sql.fragment`${giftList.key} < ${deepKey}`]);
+
+  // The API must answer what the SQL says, or the comparison means nothing.
+  const expectedDeep = (await sqlPool.query<{ id: string }>(deepSql.text, [...deepSql.values])).rows
+    .slice(0, DEFAULT_LIMIT)
+    .map((row) => Number(row.id));
+  for (const [label, pageUrl, expected] of [
+    ['first', firstUrl, null],
+    ['deep', deepUrl, expectedDeep],
+  ] as const) {
+    const response = await fetch(pageUrl, { headers: { 'X-Service-API-Key': apiKey.key } });
+    const body = (await response.json()) as { data?: Array<{ id: number }> };
+    const ids = body.data?.map((row) => row.id) ?? [];
+    if (response.status !== 200 || ids.length !== DEFAULT_LIMIT) {
+      throw new Error(`the ${label} page answered ${response.status} with ${ids.length} rows`);
+    }
+    if (expected && ids.join() !== expected.join()) {
+      throw new Error(`the ${label} page differs from the SQL page`);
+    }
+  }
+  // What the API runs besides the page on a cursor request: does a previous page exist? As
+  // listPage asks it (EXISTS), and as one ordered row, which keeps it on the index.
+  const newerThanPage = sql.fragment`${giftList.institutionColumn} = ${institution.id}
+    AND ${giftList.key} > ${expectedDeep[0]!}`;
+  const previousProbe = toStep(sql.unsafe`
+    SELECT EXISTS (SELECT 1 FROM ${giftList.from} WHERE ${newerThanPage})`);
+  const orderedProbe = toStep(sql.unsafe`
+    SELECT 1 FROM ${giftList.from} WHERE ${newerThanPage} ORDER BY ${giftList.key} LIMIT 1`);
+
+  // Plans of the two page queries, then of the filters of GET /gifts (first pages).
+  const verdicts: Array<[string, KeysetVerdict, string]> = [];
+  for (const [label, step, positioned] of [
+    ['first page', firstSql, false],
+    ['deep page', deepSql, true],
+  ] as const) {
+    const plan = await explain(sqlPool, step);
+    verdicts.push([label, checkKeysetPlan(plan, 'gifts_pkey', positioned), describePlan(plan)]);
+  }
+  const filterPlans = await explainFilters(sqlPool, institution.id);
+
+  const measurements: Array<[string, LoadResult]> = [];
+  const measure = async (label: string, run: (seconds: number) => Promise<LoadResult>) => {
+    if (settings.warmup > 0) await run(settings.warmup);
+    log(`measuring ${label} for ${settings.duration} s at ${settings.connections} connections`);
+    measurements.push([label, await run(settings.duration)]);
+  };
+  const load = { connections: settings.connections };
+  await measure('HTTP first page', (seconds) => httpLoad(firstUrl, apiKey.key, seconds));
+  await measure(`HTTP deep page (row ${settings.depth})`, (seconds) =>
+    httpLoad(deepUrl, apiKey.key, seconds),
+  );
+  await measure('SQL first page', (seconds) =>
+    runSqlLoad(sqlPool, [firstSql], { ...load, durationSeconds: seconds }),
+  );
+  await measure(`SQL deep page (row ${settings.depth})`, (seconds) =>
+    runSqlLoad(sqlPool, [deepSql], { ...load, durationSeconds: seconds }),
+  );
+  await measure('SQL deep page + EXISTS probe (API)', (seconds) =>
+    runSqlLoad(sqlPool, [deepSql, previousProbe], { ...load, durationSeconds: seconds }),
+  );
+  await measure('SQL deep page + ordered probe', (seconds) =>
+    runSqlLoad(sqlPool, [deepSql, orderedProbe], { ...load, durationSeconds: seconds }),
+  );
+
+  const result = (index: number) => measurements[index]![1];
+  // Cost of a request at fixed concurrency: the inverse of its throughput.
+  const httpRatio = result(0).requestsPerSecond / result(1).requestsPerSecond;
+  const sqlRatio = result(2).requestsPerSecond / result(3).requestsPerSecond;
+  const probeRatio = result(2).requestsPerSecond / result(4).requestsPerSecond;
+  const orderedProbeRatio = result(2).requestsPerSecond / result(5).requestsPerSecond;
+  const errors = measurements.reduce((sum, [, item]) => sum + item.errors, 0);
+  const holds = httpRatio <= MAX_RATIO && sqlRatio <= MAX_RATIO;
+  const plansOk = verdicts.every(([, verdict]) => verdict.ok);
+
+  const out: string[] = [
+    '',
+    `gifts list, ${settings.gifts} gifts in the institution${settings.neighbourGifts ? ` (+${settings.neighbourGifts} of a neighbour)` : ''}, ` +
+      `limit ${DEFAULT_LIMIT}, ${settings.connections} connections, ${settings.duration} s each` +
+      ` (seeded in ${format(seedSeconds, 1)} s)`,
+    '',
+    table(measurements),
+    '',
+    `deep/first cost (first req/s / deep req/s): HTTP ${format(httpRatio)}x, SQL ${format(sqlRatio)}x` +
+      `   (p50 deep/first: HTTP ${format(result(1).p50 / result(0).p50)}x, SQL ${format(result(3).p50 / result(2).p50)}x)`,
+    `the API's SQL for a deep page (page + previous-page probe) vs the first page: ` +
+      `${format(probeRatio)}x with EXISTS, ${format(orderedProbeRatio)}x with an ordered probe`,
+    `deep page costs at most ${MAX_RATIO}x the first: ${holds ? 'HOLDS' : 'DOES NOT HOLD'}`,
+    '',
+    `both page queries read gifts_pkey backward, no sort, no seq scan: ${plansOk ? 'YES' : 'NO'}`,
+    'plans (EXPLAIN):',
+    ...verdicts.flatMap(([label, verdict, summary]) => [
+      `  ${label.padEnd(12)} ${verdict.ok ? 'ok  ' : 'BAD '} ${summary}`,
+      ...verdict.problems.map((problem) => `               problem: ${problem}`),
+    ]),
+    '',
+    'filters of GET /gifts, first page (EXPLAIN ANALYZE):',
+    ...filterPlans,
+  ];
+  if (errors > 0) out.push('', `${errors} requests failed`);
+  process.stdout.write(`${out.join('\n')}\n`);
+  return holds && plansOk && errors === 0 ? 0 : 1;
+}
+
+/** One line per filter: execution time and the plan, for values that are common and rare. */
+async function explainFilters(pool: pg.Pool, institutionId: number): Promise<string[]> {
+  const one = async (text: string) =>
+    (await pool.query<{ value: string | null }>(text, [institutionId])).rows[0]?.value ?? null;
+  const topDonor = await one(
+    'SELECT donor_id::text AS value FROM gifts WHERE institution_id = $1 GROUP BY donor_id ORDER BY count(*) DESC LIMIT 1',
+  );
+  const quietDonor = await one(
+    'SELECT donor_id::text AS value FROM gifts WHERE institution_id = $1 GROUP BY donor_id ORDER BY count(*), donor_id LIMIT 1',
+  );
+  const fund = await one(
+    'SELECT fund_id::text AS value FROM gifts WHERE institution_id = $1 AND fund_id IS NOT NULL GROUP BY fund_id ORDER BY count(*) LIMIT 1',
+  );
+  const threeYearsAgo = new Date();
+  threeYearsAgo.setUTCFullYear(threeYearsAgo.getUTCFullYear() - 3);
+  const month = threeYearsAgo.toISOString().slice(0, 7);
+  const day = threeYearsAgo.toISOString().slice(0, 10);
+  const filters = giftList.filters;
+  const condition = (name: string, raw: string) =>
+    filters[name]!.condition(filters[name]!.parse(name, raw));
+
+  const cases: Array<[string, FragmentSqlToken[]]> = [
+    ['none', []],
+    [`donor_id (most gifts)`, topDonor ? [condition('donor_id', topDonor)] : []],
+    [`donor_id (one gift)`, quietDonor ? [condition('donor_id', quietDonor)] : []],
+    [`fund_id`, fund ? [condition('fund_id', fund)] : []],
+    ['type=credit_card', [condition('type', 'credit_card')]],
+    ['type=other (rare)', [condition('type', 'other')]],
+    [
+      `gift_date ${month}-01..${month}-28`,
+      [condition('gift_date_from', `${month}-01`), condition('gift_date_to', `${month}-28`)],
+    ],
+    [`gift_date = ${day}`, [condition('gift_date_from', day), condition('gift_date_to', day)]],
+    [`gift_date_to ${day}`, [condition('gift_date_to', day)]],
+    ['q=tribute', [condition('q', 'tribute')]],
+    ['q=zebra (no match)', [condition('q', 'zebra')]],
+    [
+      'donor_id + type=check',
+      topDonor ? [condition('donor_id', topDonor), condition('type', 'check')] : [],
+    ],
+  ];
+  const lines: string[] = [];
+  for (const [label, conditions] of cases) {
+    const plan = await explain(pool, pageQuery(institutionId, conditions), true);
+    lines.push(
+      `  ${label.padEnd(34)}${pad(format(plan.executionTime ?? Number.NaN, 2), 9)} ms  ${describePlan(plan)}`,
+    );
+  }
+  return lines;
+}
+
+let status = 1;
+try {
+  status = await main();
+} catch (error) {
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+  await cleanUp();
+}
+process.exit(status);

@@ -1,0 +1,88 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabasePool } from 'slonik';
+
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Database pool use, read when Prometheus scrapes. */
+function poolGauges(registry: Registry, pool: DatabasePool): void {
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Postgres pool connections by state.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const state = pool.state();
+      this.set({ state: 'acquired' }, state.acquiredConnections);
+      this.set({ state: 'idle' }, state.idleConnections);
+      this.set({ state: 'pending' }, state.pendingConnections);
+      this.set({ state: 'waiting_clients' }, state.waitingClients);
+    },
+  });
+}
+
+export type QueueCounts = () => Promise<Record<string, number>>;
+
+/** What the API process reports at GET /metrics. */
+export function createApiMetrics(pool: DatabasePool, queueCounts: QueueCounts) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  poolGauges(registry, pool);
+  new Gauge({
+    name: 'write_queue_jobs',
+    help: 'Write jobs in the queue by state.',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await queueCounts().catch(() => ({}) as Record<string, number>);
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+    },
+  });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    idempotency: new Counter({
+      name: 'idempotency_outcomes_total',
+      help: 'Writes with an Idempotency-Key that were replayed, in flight (409) or mismatched (422).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+  };
+}
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;
+
+/** What a worker process reports (on METRICS_PORT when set). */
+export function createWorkerMetrics(pool: DatabasePool) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  poolGauges(registry, pool);
+  return {
+    registry,
+    jobWait: new Histogram({
+      name: 'write_job_wait_seconds',
+      help: 'Time a write job waited in the queue before a worker took it.',
+      labelNames: ['command'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    jobRun: new Histogram({
+      name: 'write_job_run_seconds',
+      help: 'Time a worker spent on a write job, by command and result status.',
+      labelNames: ['command', 'status'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+  };
+}
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -1,0 +1,62 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * A cursor is a signed token, not a page number or an id: it binds the position to the
+ * institution, the endpoint and the filters that produced it, and expires.
+ * Format: base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload part)).
+ */
+export type Direction = 'after' | 'before';
+
+export interface CursorPayload {
+  /** institution id */
+  i: number;
+  /** endpoint path, e.g. /api/v1/gifts */
+  e: string;
+  /** pinned filters, normalised */
+  f: Record<string, string>;
+  /** keyset position: the id of the row the page starts after or ends before */
+  k: number;
+  /** which way it pages */
+  d: Direction;
+  /** expiry, seconds since the epoch */
+  x: number;
+}
+
+const payloadSchema = z.strictObject({
+  i: z.number().int().positive(),
+  e: z.string(),
+  f: z.record(z.string(), z.string()),
+  k: z.number().int().nonnegative(),
+  d: z.enum(['after', 'before']),
+  x: z.number().int(),
+});
+
+const sign = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest();
+
+export function encodeCursor(secret: string, payload: CursorPayload): string {
+  const data = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${data}.${sign(secret, data).toString('base64url')}`;
+}
+
+/** The payload of a genuine, unexpired cursor, or null for anything else. */
+export function decodeCursor(
+  secret: string,
+  token: string,
+  nowSeconds: number,
+): CursorPayload | null {
+  const match = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!match?.[1] || !match[2]) return null;
+  const expected = sign(secret, match[1]);
+  const presented = Buffer.from(match[2], 'base64url');
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(match[1], 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  const payload = payloadSchema.safeParse(parsed);
+  if (!payload.success || payload.data.x <= nowSeconds) return null;
+  return payload.data;
+}

@@ -1,0 +1,13 @@
+import type { JsonObject } from '../../json.js';
+import type { AwardCycleRow } from './schema.js';
+
+export const presentAwardCycle = (row: AwardCycleRow): JsonObject => ({
+  id: row.id,
+  object: 'award_cycle',
+  name: row.name,
+  starts_on: row.starts_on,
+  ends_on: row.ends_on,
+  status: row.status,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { calendarDate, oneOf, text } from '../../validation/fields.js';
+import type { Shape } from '../../validation/validateBody.js';
+
+export const awardCycleStatuses = ['draft', 'open', 'closed', 'archived'] as const;
+export type AwardCycleStatus = (typeof awardCycleStatuses)[number];
+
+/** The statuses a new cycle may start in (product.md §4). */
+export const awardCycleInitialStatuses: readonly AwardCycleStatus[] = ['draft', 'open'];
+
+/**
+ * The state machine: draft -> open -> closed -> archived, closed -> open (reopen) and
+ * draft -> archived (discard). Archived is final; keeping the same status is no transition.
+ */
+export const awardCycleTransitions: Record<AwardCycleStatus, readonly AwardCycleStatus[]> = {
+  draft: ['open', 'archived'],
+  open: ['closed'],
+  closed: ['open', 'archived'],
+  archived: [],
+};
+
+export const awardCycleShape: Shape = {
+  name: { schema: text(200), required: true },
+  starts_on: { schema: calendarDate, required: true },
+  ends_on: { schema: calendarDate, required: true },
+  status: { schema: oneOf(awardCycleStatuses) },
+};
+
+export const awardCycleDefaults = { status: 'draft' } as const;
+export const awardCycleRequired = ['name', 'starts_on', 'ends_on'] as const;
+export const awardCycleReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
+
+export const awardCycleRow = z.object({
+  id: z.number(),
+  name: z.string(),
+  starts_on: z.string(),
+  ends_on: z.string(),
+  status: z.enum(awardCycleStatuses),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type AwardCycleRow = z.infer<typeof awardCycleRow>;
+export type AwardCycleFields = Omit<AwardCycleRow, 'id' | 'created_at' | 'updated_at'>;

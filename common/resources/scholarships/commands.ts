@@ -1,0 +1,100 @@
+import { pick, type CommandContext } from '../../commands/command.js';
+import {
+  createCommand,
+  updateCommand,
+  type WritableResource,
+} from '../../commands/resourceCommands.js';
+import { errors, type FieldError } from '../../errors.js';
+import type { JsonObject } from '../../json.js';
+import { requireFields, validateBody } from '../../validation/validateBody.js';
+import { checkReference } from '../checks.js';
+import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { presentScholarship } from './present.js';
+import {
+  committedByScholarship,
+  findScholarship,
+  insertScholarship,
+  updateScholarship,
+} from './queries.js';
+import {
+  scholarshipDefaults,
+  scholarshipReadOnly,
+  scholarshipRequired,
+  scholarshipShape,
+  type ScholarshipFields,
+  type ScholarshipRow,
+} from './schema.js';
+
+const fieldNames = ['name', 'fund_id', 'description', 'status'] as const;
+
+/**
+ * The fund a scholarship draws on: it must be an active fund of the institution when it is set
+ * or changed (a scholarship whose fund was closed later stays editable). Moving a scholarship
+ * that has live awards to another fund moves what they commit with it, so the new fund must have
+ * room for them: its row is locked FOR UPDATE before anything else about it is read, exactly as an
+ * award create does, and the scholarship itself is already locked, so no award of it can be
+ * created or enlarged meanwhile.
+ */
+async function checkFund(
+  ctx: CommandContext,
+  fundId: number,
+  existing: ScholarshipRow | null,
+): Promise<FieldError | null> {
+  let capacity: FieldError | null = null;
+  if (existing) {
+    const moving = await committedByScholarship(ctx.db, ctx.institution.id, existing.id);
+    if (toCents(moving) > 0n) {
+      capacity = await checkFundCapacity(ctx, fundId, moving, null, 'fund_id');
+    }
+  }
+  return (await checkReference(ctx, 'funds', fundId, 'fund_id')) ?? capacity;
+}
+
+/** Every rule for a scholarship, on the merged record of a create or an update. */
+async function validateScholarship(
+  ctx: CommandContext,
+  body: JsonObject,
+  existing: ScholarshipRow | null,
+): Promise<ScholarshipFields> {
+  const validation = validateBody(scholarshipShape, body, scholarshipReadOnly);
+  const record: Record<string, unknown> = {
+    ...(existing ?? scholarshipDefaults),
+    ...validation.values,
+  };
+  requireFields(record, scholarshipRequired, validation);
+  const fundId = record.fund_id;
+  if (
+    !validation.invalid.has('fund_id') &&
+    typeof fundId === 'number' &&
+    fundId !== existing?.fund_id
+  ) {
+    const problem = await checkFund(ctx, fundId, existing);
+    if (problem) validation.errors.push(problem);
+  }
+  if (validation.errors.length) throw errors.validationFailed(validation.errors);
+  return pick(record, fieldNames) as ScholarshipFields;
+}
+
+/** A fund deleted by a concurrent write after the checks above passed (funds have no delete today). */
+const constraints = {
+  scholarships_fund_fkey: {
+    param: 'fund_id',
+    code: 'reference_not_found',
+    message: 'does not name an existing fund',
+  } satisfies FieldError,
+};
+
+const scholarshipsResource: WritableResource<ScholarshipRow, ScholarshipFields> = {
+  name: 'scholarships',
+  label: 'scholarship',
+  path: '/api/v1/scholarships',
+  constraints,
+  validate: validateScholarship,
+  find: findScholarship,
+  insert: insertScholarship,
+  update: updateScholarship,
+  present: presentScholarship,
+};
+
+export const createScholarship = createCommand(scholarshipsResource);
+export const updateScholarshipCommand = updateCommand(scholarshipsResource);

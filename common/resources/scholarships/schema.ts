@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { oneOf, recordId, text } from '../../validation/fields.js';
+import type { Shape } from '../../validation/validateBody.js';
+
+export const scholarshipStatuses = ['active', 'retired'] as const;
+
+export const scholarshipShape: Shape = {
+  name: { schema: text(200), required: true },
+  fund_id: { schema: recordId, required: true },
+  description: { schema: text(2000), nullable: true },
+  status: { schema: oneOf(scholarshipStatuses) },
+};
+
+export const scholarshipDefaults = { description: null, status: 'active' } as const;
+export const scholarshipRequired = ['name', 'fund_id'] as const;
+export const scholarshipReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
+
+export const scholarshipRow = z.object({
+  id: z.number(),
+  name: z.string(),
+  fund_id: z.number(),
+  description: z.string().nullable(),
+  status: z.enum(scholarshipStatuses),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ScholarshipRow = z.infer<typeof scholarshipRow>;
+export type ScholarshipFields = Omit<ScholarshipRow, 'id' | 'created_at' | 'updated_at'>;

@@ -1,0 +1,54 @@
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { studentRow, type StudentFields, type StudentRow } from './schema.js';
+
+const columns = sql.fragment`
+  id, student_number, first_name, last_name, email, created_at, updated_at`;
+
+export function findStudent(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+  lock: FragmentSqlToken = sql.fragment``,
+): Promise<StudentRow | null> {
+  return db.maybeOne(sql.type(studentRow)`
+    SELECT ${columns} FROM students WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
+}
+
+/** Case-insensitive uniqueness of a student number within an institution, ignoring the student. */
+export function isStudentNumberTaken(
+  db: CommonQueryMethods,
+  institutionId: number,
+  studentNumber: string,
+  exceptId: number | null,
+): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM students
+    WHERE institution_id = ${institutionId} AND lower(student_number) = lower(${studentNumber})
+      AND id IS DISTINCT FROM ${exceptId}`);
+}
+
+export function insertStudent(
+  db: CommonQueryMethods,
+  institutionId: number,
+  student: StudentFields,
+): Promise<StudentRow> {
+  return db.one(sql.type(studentRow)`
+    INSERT INTO students (institution_id, student_number, first_name, last_name, email)
+    VALUES (${institutionId}, ${student.student_number}, ${student.first_name}, ${student.last_name},
+            ${student.email})
+    RETURNING ${columns}`);
+}
+
+export function updateStudent(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+  student: StudentFields,
+): Promise<StudentRow> {
+  return db.one(sql.type(studentRow)`
+    UPDATE students SET student_number = ${student.student_number},
+      first_name = ${student.first_name}, last_name = ${student.last_name},
+      email = ${student.email}, updated_at = now()
+    WHERE institution_id = ${institutionId} AND id = ${id}
+    RETURNING ${columns}`);
+}

@@ -4,7 +4,10 @@ import { sql, type DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { ApiMetrics } from '../common/metrics.js';
+import { buildOpenApiDocument } from '../common/openapi/document.js';
 import type { Redis } from '../common/redis.js';
+import { adminDashboard, type AdminDashboardOptions } from './admin.js';
+import { docsRouter } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { requestId } from './middleware/requestId.js';
@@ -22,6 +25,8 @@ export interface AppDeps {
   metrics: ApiMetrics;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  /** The queue dashboard at /admin/queues; absent (404) unless ADMIN_TOKEN is configured. */
+  admin?: AdminDashboardOptions | null;
 }
 
 const BODY_LIMIT = '100kb';
@@ -41,7 +46,9 @@ const jsonBody: RequestHandler[] = [
 const label =
   (route: string): RequestHandler =>
   (_req, res, next) => {
-    res.locals.route = route;
+    // Paths are registered in route-table order, so the first pattern that matches is the one
+    // whose handler runs (`/scholarships/awarded-students` before `/scholarships/:id`).
+    res.locals.route ??= route;
     next();
   };
 
@@ -104,18 +111,32 @@ export function createApp(deps: AppDeps): Express {
       .json({ status: ready ? 'ready' : 'unavailable', database, redis });
   });
 
-  const api = express.Router();
+  // Outside /api/v1 and without an API key: the docs page, and the operators' queue dashboard.
+  app.use(docsRouter());
+  if (deps.admin) app.use(adminDashboard(deps.admin));
+
   const routes = apiRoutes(deps);
+  // The OpenAPI document of the route table needs no API key (product.md §5).
+  const openApi = JSON.stringify(buildOpenApiDocument(routes));
+  app.get('/api/v1/openapi.json', label('/api/v1/openapi.json'), (_req, res) => {
+    res.type('application/json').send(openApi);
+  });
+
+  const api = express.Router();
   for (const path of new Set(routes.map((route) => route.path)))
     api.all(path, label(`/api/v1${path}`));
   api.use(requireApiKey(deps.pool));
-  const allowed = new Map<string, Method[]>();
+  // Each path's handlers, then its 405, before the next path: a fixed path such as
+  // /scholarships/awarded-students answers 405 itself rather than falling to /scholarships/:id.
+  const methodsByPath = new Map<string, Method[]>();
   for (const route of routes) {
-    const body = route.method === 'post' || route.method === 'patch' ? jsonBody : [];
-    api[route.method](route.path, ...body, route.handler);
-    allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method]);
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
-  for (const [path, methods] of allowed) {
+  for (const [path, methods] of methodsByPath) {
+    for (const route of routes.filter((candidate) => candidate.path === path)) {
+      const body = route.method === 'post' || route.method === 'patch' ? jsonBody : [];
+      api[route.method](route.path, ...body, route.handler);
+    }
     api.all(path, (req) => {
       throw errors.methodNotAllowed(
         req.method,

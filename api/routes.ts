@@ -3,6 +3,7 @@ import type { DatabasePool } from 'slonik';
 import type { Command } from '../common/commands/command.js';
 import { errors } from '../common/errors.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
+import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
 import {
   createAwardCycle,
@@ -51,6 +52,14 @@ export interface Route {
   method: Method;
   path: string;
   handler: RequestHandler;
+  /** What the route serves, for the OpenAPI document (common/openapi). */
+  doc: EndpointDoc;
+}
+
+/** A handler and what it serves. */
+interface Endpoint {
+  handler: RequestHandler;
+  doc: EndpointDoc;
 }
 
 export interface RouteDeps {
@@ -59,23 +68,34 @@ export interface RouteDeps {
   cursors: CursorSettings;
 }
 
-const route = (method: Method, path: string, handler: RequestHandler): Route => ({
+const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
   method,
   path,
-  handler,
+  ...endpoint,
 });
 
 /** The API at a glance; every path is under /api/v1. */
 export function apiRoutes({ pool, gateway, cursors }: RouteDeps): Route[] {
-  const write = (command: Command) => writeHandler(gateway, command);
-  const one = (resource: string, retrieval: retrieve.Retrieval) =>
-    retrieveHandler(pool, resource, retrieval);
-  const list = <Row>(spec: ListSpec<Row>) => listHandler(pool, cursors, spec);
-  const institution = readHandler(async (res) => {
-    const row = await findInstitution(pool, res.locals.principal.institution.id);
-    if (!row) throw errors.invalidApiKey();
-    return presentInstitution(row);
+  const write = (command: Command): Endpoint => ({
+    handler: writeHandler(gateway, command),
+    doc: { kind: 'write', command },
   });
+  const one = (resource: string, retrieval: retrieve.Retrieval): Endpoint => ({
+    handler: retrieveHandler(pool, resource, retrieval),
+    doc: { kind: 'retrieve', resource },
+  });
+  const list = <Row>(spec: ListSpec<Row>): Endpoint => ({
+    handler: listHandler(pool, cursors, spec),
+    doc: { kind: 'list', list: spec },
+  });
+  const institution: Endpoint = {
+    handler: readHandler(async (res) => {
+      const row = await findInstitution(pool, res.locals.principal.institution.id);
+      if (!row) throw errors.invalidApiKey();
+      return presentInstitution(row);
+    }),
+    doc: { kind: 'institution' },
+  };
 
   return [
     route('get', '/institution', institution),
@@ -125,4 +145,21 @@ export function apiRoutes({ pool, gateway, cursors }: RouteDeps): Route[] {
     route('get', '/awards/:id', one('award', retrieve.retrieveAward)),
     route('patch', '/awards/:id', write(updateAwardCommand)),
   ];
+}
+
+/**
+ * The table alone, for the OpenAPI document (npm run openapi, GET /api/v1/openapi.json): its
+ * handlers are built but never called, so they get dependencies that refuse any use.
+ */
+export function routeTable(): DocumentedRoute[] {
+  const unusable = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error('routeTable() is for documentation: its handlers cannot run');
+      },
+    },
+  );
+  const deps = { pool: unusable, gateway: unusable, cursors: unusable } as RouteDeps;
+  return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

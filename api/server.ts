@@ -43,6 +43,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     logger,
     metrics,
     metricsToken: config.METRICS_TOKEN ?? null,
+    admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queue } : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });
   const server = createServer(app);

@@ -21,6 +21,14 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: positiveInt(20),
   /** Optional bearer token protecting GET /metrics on the API. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Optional operator token: when set, the queue dashboard is served at /admin/queues to callers
+   * that present it (HTTP Basic password or `Authorization: Bearer`). Unset or empty: no dashboard.
+   */
+  ADMIN_TOKEN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
   /** Optional port on which a worker serves its own /metrics. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });

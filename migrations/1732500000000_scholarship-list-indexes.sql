@@ -12,14 +12,15 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE EXTENSION IF NOT EXISTS btree_gin;
 
 -- q (contains, case-insensitive, ILIKE): trigram indexes, so a rare or absent word is answered
--- without reading every row of the institution. The student expression is exactly the one the
--- list filters on (common/resources/students/list.ts); an OR over the three columns becomes a
--- BitmapOr over this one index.
+-- without reading every row of the institution. A student's q searches one text, built by
+-- exactly the expression of common/resources/students/list.ts (an OR over several columns was
+-- planned as a scan of the whole institution).
 CREATE INDEX award_cycles_institution_name_trgm_idx ON award_cycles
   USING gin (institution_id, name gin_trgm_ops);
 CREATE INDEX students_institution_search_trgm_idx ON students
-  USING gin (institution_id, (first_name || ' ' || last_name) gin_trgm_ops,
-    student_number gin_trgm_ops, email gin_trgm_ops);
+  USING gin (institution_id,
+    (first_name || ' ' || last_name || chr(31) || student_number || chr(31) || coalesce(email, ''))
+    gin_trgm_ops);
 CREATE INDEX scholarships_institution_name_trgm_idx ON scholarships
   USING gin (institution_id, name gin_trgm_ops);
 

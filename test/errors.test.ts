@@ -1,5 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { sql } from 'slonik';
+import { expectDocumented } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 interface ErrorEnvelope {
@@ -64,12 +65,31 @@ function send<T = Record<string, unknown>>(
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({
+        const sent = {
           status: res.statusCode ?? 0,
           headers: res.headers,
           text,
           body: (text ? JSON.parse(text) : null) as T,
-        });
+        };
+        // Every answer, however malformed the request, must be one the OpenAPI document allows.
+        const fetchHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined)
+            fetchHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        }
+        try {
+          expectDocumented({
+            method,
+            path,
+            status: sent.status,
+            headers: fetchHeaders,
+            body: sent.body,
+          });
+        } catch (error) {
+          reject(error as Error);
+          return;
+        }
+        resolve(sent);
       });
       res.on('error', reject);
     });

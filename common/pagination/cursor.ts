@@ -49,6 +49,8 @@ export function decodeCursor(
   if (!match?.[1] || !match[2]) return null;
   const expected = sign(secret, match[1]);
   const presented = Buffer.from(match[2], 'base64url');
+  // A non-canonical spelling (spare bits set in the last character) is a changed token too.
+  if (presented.toString('base64url') !== match[2]) return null;
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
   let parsed: unknown;
   try {

@@ -4,11 +4,20 @@ import { errors } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { calendarDate, recordId } from '../validation/fields.js';
 
+/** What a filter accepts, for the OpenAPI document (common/openapi); it changes no behaviour. */
+export type FilterDescription =
+  | { kind: 'id' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'date'; comparison: '>=' | '<=' }
+  | { kind: 'text'; maxLength: number };
+
 /** One filter of a list: how its query value is read, and what it means in SQL. */
 export interface FilterSpec {
   /** The normalised value (what the cursor pins), or an invalid_parameter error. */
   parse(param: string, raw: string): string;
   condition(value: string): FragmentSqlToken;
+  /** What the filter accepts; a filter that reads its value with parseIdParameter may omit it. */
+  description?: FilterDescription;
 }
 
 /**
@@ -39,12 +48,20 @@ export function parseIdParameter(param: string, raw: string): string {
   return String(parsed.data);
 }
 
+/** The description of a filter: its own, or that of the id filters when it parses an id. */
+export function describeFilter(filter: FilterSpec): FilterDescription | null {
+  if (filter.description) return filter.description;
+  return filter.parse === parseIdParameter ? { kind: 'id' } : null;
+}
+
 export const idFilter = (column: FragmentSqlToken): FilterSpec => ({
+  description: { kind: 'id' },
   parse: parseIdParameter,
   condition: (value) => sql.fragment`${column} = ${Number(value)}`,
 });
 
 export const enumFilter = (column: FragmentSqlToken, values: readonly string[]): FilterSpec => ({
+  description: { kind: 'enum', values },
   parse(param, raw) {
     if (!values.includes(raw))
       throw errors.invalidParameter(param, `${param} must be one of: ${values.join(', ')}.`);
@@ -54,6 +71,7 @@ export const enumFilter = (column: FragmentSqlToken, values: readonly string[]):
 });
 
 export const dateFilter = (column: FragmentSqlToken, comparison: '>=' | '<='): FilterSpec => ({
+  description: { kind: 'date', comparison },
   parse(param, raw) {
     if (!calendarDate.safeParse(raw).success) {
       throw errors.invalidParameter(param, `${param} must be a real date written YYYY-MM-DD.`);
@@ -67,11 +85,17 @@ export const dateFilter = (column: FragmentSqlToken, comparison: '>=' | '<='): F
 });
 
 /** `q`: case-insensitive "contains" over one or more text columns, taken literally. */
+const MAX_SEARCH_LENGTH = 200;
+
 export const textSearch = (columns: FragmentSqlToken[]): FilterSpec => ({
+  description: { kind: 'text', maxLength: MAX_SEARCH_LENGTH },
   parse(param, raw) {
     const value = raw.trim();
-    if (value === '' || value.length > 200 || value.includes('\u0000')) {
-      throw errors.invalidParameter(param, `${param} must be 1 to 200 characters.`);
+    if (value === '' || value.length > MAX_SEARCH_LENGTH || value.includes('\u0000')) {
+      throw errors.invalidParameter(
+        param,
+        `${param} must be 1 to ${MAX_SEARCH_LENGTH} characters.`,
+      );
     }
     return value;
   },

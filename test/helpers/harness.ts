@@ -8,6 +8,7 @@ import { createInstitution } from '../../common/institutions.js';
 import { createLogger } from '../../common/logger.js';
 import { createRedis, type Redis } from '../../common/redis.js';
 import { startWorker, type RunningWorker } from '../../worker/worker.js';
+import { expectDocumented } from './contract.js';
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -165,11 +166,16 @@ export async function startTestService(
       }
       const response = await fetch(`${api.url}${path}`, { method, headers, body });
       const text = await response.text();
-      return {
+      const parsed: unknown = text ? JSON.parse(text) : null;
+      // The contract check (helpers/contract.ts): the response must be as the OpenAPI document says.
+      expectDocumented({
+        method,
+        path,
         status: response.status,
         headers: response.headers,
-        body: (text ? JSON.parse(text) : null) as T,
-      };
+        body: parsed,
+      });
+      return { status: response.status, headers: response.headers, body: parsed as T };
     },
     async startWorker() {
       const worker = await startWorker(config, logger);

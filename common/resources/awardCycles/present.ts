@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { AwardCycleResponse } from './response.js';
 import type { AwardCycleRow } from './schema.js';
 
-export const presentAwardCycle = (row: AwardCycleRow): JsonObject => ({
+export const presentAwardCycle = (row: AwardCycleRow): AwardCycleResponse => ({
   id: row.id,
   object: 'award_cycle',
   name: row.name,

@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { AwardResponse } from './response.js';
 import type { AwardRow } from './schema.js';
 
-export const presentAward = (row: AwardRow): JsonObject => ({
+export const presentAward = (row: AwardRow): AwardResponse => ({
   id: row.id,
   object: 'award',
   award_cycle_id: row.award_cycle_id,

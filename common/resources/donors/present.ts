@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../json.js';
+import type { AddressResponse, DonorDetailResponse, DonorResponse } from './response.js';
 import type { Address, DonorFields, DonorRow, GivingRow } from './schema.js';
 
 /** "First Last" for people; the organisation (or household) name where there is one. */
@@ -11,7 +11,7 @@ export function displayName(
 }
 
 /** Every address key is always present, null when not given, whatever order it was stored in. */
-function presentAddress(address: Address | null): JsonObject | null {
+function presentAddress(address: Address | null): AddressResponse | null {
   if (!address) return null;
   return {
     line1: address.line1 ?? null,
@@ -23,7 +23,10 @@ function presentAddress(address: Address | null): JsonObject | null {
   };
 }
 
-export function presentDonor(row: DonorRow, giving?: GivingRow): JsonObject {
+export function presentDonor(
+  row: DonorRow,
+  giving?: GivingRow,
+): DonorResponse | DonorDetailResponse {
   return {
     id: row.id,
     object: 'donor',

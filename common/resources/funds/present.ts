@@ -1,8 +1,11 @@
-import type { JsonObject } from '../../json.js';
+import type { FundDetailResponse, FundResponse } from './response.js';
 import type { FundRow, FundTotalsRow } from './schema.js';
 
 /** `totals` only where they were read: on GET /funds/{id}. */
-export const presentFund = (row: FundRow, totals?: FundTotalsRow): JsonObject => ({
+export const presentFund = (
+  row: FundRow,
+  totals?: FundTotalsRow,
+): FundResponse | FundDetailResponse => ({
   id: row.id,
   object: 'fund',
   name: row.name,

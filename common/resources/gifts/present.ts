@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { GiftResponse } from './response.js';
 import type { GiftRow } from './schema.js';
 
-export const presentGift = (row: GiftRow): JsonObject => ({
+export const presentGift = (row: GiftRow): GiftResponse => ({
   id: row.id,
   object: 'gift',
   donor_id: row.donor_id,

@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { ScholarshipResponse } from './response.js';
 import type { ScholarshipRow } from './schema.js';
 
-export const presentScholarship = (row: ScholarshipRow): JsonObject => ({
+export const presentScholarship = (row: ScholarshipRow): ScholarshipResponse => ({
   id: row.id,
   object: 'scholarship',
   name: row.name,

@@ -14,12 +14,12 @@ export const studentList: ListSpec<StudentRow> = {
   keyOf: (row) => row.id,
   present: presentStudent,
   filters: {
-    // The full name, so "Ada Love" finds Ada Lovelace; the expression is the one the trigram
-    // index of migrations/1732500000000_scholarship-list-indexes.sql is built on.
+    // One text, so that one trigram index (migrations/1732500000000_scholarship-list-indexes.sql,
+    // built on exactly this expression) serves it: the full name, so "Ada Love" finds Ada
+    // Lovelace, then the student number and the email, joined by U+001F so that a search term
+    // does not match across two fields.
     q: textSearch([
-      sql.fragment`first_name || ' ' || last_name`,
-      sql.fragment`student_number`,
-      sql.fragment`email`,
+      sql.fragment`(first_name || ' ' || last_name || chr(31) || student_number || chr(31) || coalesce(email, ''))`,
     ]),
   },
 };

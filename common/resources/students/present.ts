@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { StudentResponse } from './response.js';
 import type { StudentRow } from './schema.js';
 
-export const presentStudent = (row: StudentRow): JsonObject => ({
+export const presentStudent = (row: StudentRow): StudentResponse => ({
   id: row.id,
   object: 'student',
   student_number: row.student_number,

@@ -1,7 +1,7 @@
-import type { JsonObject } from '../../json.js';
+import type { UserResponse } from './response.js';
 import type { UserRow } from './schema.js';
 
-export const presentUser = (row: UserRow): JsonObject => ({
+export const presentUser = (row: UserRow): UserResponse => ({
   id: row.id,
   object: 'user',
   email: row.email,

@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import { errorEnvelope } from './errorCatalogue.js';
+import { componentSchemas, type JsonSchema } from './jsonSchema.js';
+import { operationFor, type Needs } from './operations.js';
+import { healthResponse, operatorPaths, readinessResponse } from './operator.js';
+import { headerRef, sharedHeaders, sharedParameters } from './parameters.js';
+import { reportDocs, resourceDocs } from './resources.js';
+import type { DocumentedRoute } from './routeDoc.js';
+import { introduction } from './text.js';
+
+/** The parts of an OpenAPI 3.1 document that its readers (tests, the docs page) walk. */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: JsonSchema;
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, JsonSchema>;
+  } & JsonSchema;
+  [key: string]: unknown;
+}
+
+/** Entries in code-point order of their names, the same on every machine. */
+const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `/donors/:id` (Express) under /api/v1 → `/api/v1/donors/{id}` (OpenAPI). */
+export const pathTemplate = (expressPath: string) =>
+  `/api/v1${expressPath.replace(/:(\w+)/g, '{$1}')}`;
+
+function tags(): JsonSchema[] {
+  const resourceTags = resourceDocs.map((doc) => ({
+    name: doc.tag,
+    description: doc.rules.split('\n\n')[0],
+  }));
+  return [
+    { name: 'Institution', description: 'The institution an API key acts for.' },
+    ...resourceTags,
+    {
+      name: reportDocs[0]!.tag,
+      description:
+        'Awarded students and fund summaries of an award cycle: an award counts once accepted, and stays so when disbursed.',
+    },
+    {
+      name: 'Operations',
+      description: 'For operators: liveness, readiness, metrics, this document.',
+    },
+  ];
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, derived from the route table: one operation per route,
+ * request bodies from each resource's Shape, responses from each resource's response.ts, list
+ * filters from each ListSpec and errors from the factories of common/errors.ts. Pure: the same
+ * routes give the same document, byte for byte once serialised.
+ */
+export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenApiDocument {
+  const needs: Needs = { responses: new Map(), bodies: new Map(), errors: new Map() };
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const template = pathTemplate(route.path);
+    const item = (paths[template] ??= {});
+    if (item[route.method]) throw new Error(`${route.method} ${template} is in the table twice`);
+    item[route.method] = operationFor(route, needs);
+  }
+
+  const responseSchemas = new Map<string, z.ZodType>([
+    ['Error', errorEnvelope],
+    ...[...needs.responses].sort(byName),
+    ['Health', healthResponse],
+    ['Readiness', readinessResponse],
+  ]);
+  const bodies = [...needs.bodies].sort(byName);
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Donor and Gift Management Service',
+      version: 'v1',
+      summary: 'Donors, gifts, funds, staff, award cycles, scholarships and awards.',
+      description: introduction(),
+    },
+    servers: [{ url: '/', description: 'This service' }],
+    security: [{ ApiKey: [] }],
+    tags: tags(),
+    paths: { ...paths, ...operatorPaths },
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Service-API-Key',
+          description:
+            'The institution’s API key, shown once when the operator creates it. Every request acts on that institution. Absent: 401 `missing_api_key`; unknown, malformed or revoked: 401 `invalid_api_key`.',
+        },
+        MetricsToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Only when the service is configured with METRICS_TOKEN.',
+        },
+      },
+      parameters: sharedParameters,
+      headers: sharedHeaders,
+      responses: {
+        ...Object.fromEntries([...needs.errors].sort(byName)),
+        Error: {
+          description:
+            'Any error, in the one envelope. Besides the statuses an operation lists: 404 `route_not_found` for a path that names nothing, and 405 `method_not_allowed` (with `Allow`) for a method the path does not support.',
+          headers: {
+            'Request-Id': headerRef('RequestId'),
+            Allow: headerRef('Allow'),
+          },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+      schemas: { ...componentSchemas(responseSchemas), ...Object.fromEntries(bodies) },
+    },
+  };
+}

@@ -1,0 +1,289 @@
+import type { z } from 'zod';
+import type { Command } from '../commands/command.js';
+import {
+  describeCodes,
+  errorSchemaFor,
+  exampleOf,
+  statusOf,
+  type ErrorCode,
+} from './errorCatalogue.js';
+import { schemaRef, type JsonSchema } from './jsonSchema.js';
+import { institutionResponse } from './operator.js';
+import {
+  filterParameters,
+  headerRef,
+  idPathParameter,
+  pageParameters,
+  requestIdHeader,
+  writeParameters,
+} from './parameters.js';
+import { requestBodySchema } from './requestBody.js';
+import { reportDocs, resourceDocs, type ResourceDoc } from './resources.js';
+import { deletedResponse, listEnvelope } from './responseFields.js';
+import type { DocumentedRoute, ListDoc } from './routeDoc.js';
+
+/** What the operations of the route table need in components.schemas. */
+export interface Needs {
+  /** Response schemas, converted together from zod. */
+  responses: Map<string, z.ZodType>;
+  /** Request bodies, generated from Shapes. */
+  bodies: Map<string, JsonSchema>;
+  /** Error responses, one per status and set of codes (many operations share one). */
+  errors: Map<string, JsonSchema>;
+}
+
+const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key'];
+const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
+
+const pascal = (text: string) =>
+  text.replace(/(^|[-_ ])(\w)/g, (_match, _separator: string, letter: string) =>
+    letter.toUpperCase(),
+  );
+// "an award", "a user": by sound, which for these labels is the first letter but for a long u.
+const article = (label: string) => (/^([aeio]|u(?!s))/.test(label) ? `an ${label}` : `a ${label}`);
+
+/** The error responses of one operation, grouped by status, each with an example per code. */
+function errorResponses(codes: readonly ErrorCode[], needs: Needs): Record<string, JsonSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const name = group.map(pascal).join('Or');
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
+    if (needs.errors.has(name)) continue;
+    needs.errors.set(name, {
+      description: describeCodes(group),
+      headers: {
+        ...requestIdHeader,
+        ...(status === 503 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
+      },
+      content: {
+        'application/json': {
+          schema: errorSchemaFor(group),
+          examples: Object.fromEntries(group.map((code) => [code, { value: exampleOf(code) }])),
+        },
+      },
+    });
+  }
+  return responses;
+}
+
+/** Any error; what a request that matches no operation gets (404 route_not_found, 405, 401). */
+const anyError = { default: { $ref: '#/components/responses/Error' } };
+
+const success = (
+  description: string,
+  schema: JsonSchema,
+  headers: Record<string, JsonSchema> = {},
+): JsonSchema => ({
+  description,
+  headers: { ...requestIdHeader, ...headers },
+  content: { 'application/json': { schema } },
+});
+
+function resourceNamed(find: (doc: ResourceDoc) => boolean, what: string): ResourceDoc {
+  const doc = resourceDocs.find(find);
+  if (!doc) throw new Error(`${what} has no documentation: add it to common/openapi/resources.ts`);
+  return doc;
+}
+
+function writeOperation(route: DocumentedRoute, command: Command, needs: Needs): JsonSchema {
+  const [prefix, action] = command.name.split('.');
+  const doc = resourceNamed(
+    (candidate) => candidate.name === prefix,
+    `The command ${command.name}`,
+  );
+  const a = article(doc.label);
+  const writes =
+    '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
+  const parameters = [
+    ...(route.path.includes(':id') ? [idPathParameter(doc.label)] : []),
+    ...writeParameters,
+  ];
+  const idempotency: ErrorCode[] = command.requiresIdempotencyKey
+    ? ['invalid_idempotency_key', 'idempotency_key_required']
+    : ['invalid_idempotency_key'];
+
+  if (action === 'delete') {
+    const component = `${doc.component}Deleted`;
+    needs.responses.set(component, deletedResponse(doc.label.replaceAll(' ', '_')));
+    return {
+      operationId: `delete${doc.component}`,
+      summary: `Delete ${a}`,
+      description: `${doc.deleteNote ?? ''}${writes}`.trim(),
+      tags: [doc.tag],
+      parameters,
+      responses: {
+        '200': success(
+          `The ${doc.label} is deleted (on a dry run: would be).`,
+          schemaRef(component),
+          { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+        ),
+        ...errorResponses(
+          [
+            'invalid_parameter',
+            ...idempotency,
+            ...authentication,
+            'resource_not_found',
+            'idempotency_key_in_flight',
+            ...(doc.conflicts?.delete ?? []),
+            'idempotency_key_request_mismatch',
+            ...ourSide,
+            'write_timeout',
+          ],
+          needs,
+        ),
+        ...anyError,
+      },
+    };
+  }
+
+  const create = action === 'create';
+  if (!create && action !== 'update') throw new Error(`unknown action of ${command.name}`);
+  const body = `${doc.component}${create ? 'Create' : 'Update'}`;
+  needs.bodies.set(
+    body,
+    requestBodySchema(
+      doc,
+      create,
+      create
+        ? `A new ${doc.label}.`
+        : `Any subset of the writable fields; the merged record is validated as a create.`,
+    ),
+  );
+  needs.responses.set(doc.component, doc.response);
+  return {
+    operationId: `${create ? 'create' : 'update'}${doc.component}`,
+    summary: `${create ? 'Create' : 'Update'} ${a}`,
+    description: `${doc.rules}${writes}`,
+    tags: [doc.tag],
+    parameters,
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: schemaRef(body) } },
+    },
+    responses: {
+      [create ? '201' : '200']: success(
+        create
+          ? `The created ${doc.label}; on a dry run the ${doc.label} that would be created, with id 0 and no Location.`
+          : `The updated ${doc.label}; on a dry run the ${doc.label} as it would be.`,
+        schemaRef(doc.component),
+        {
+          ...(create ? { Location: headerRef('Location') } : {}),
+          'Idempotent-Replayed': headerRef('IdempotentReplayed'),
+        },
+      ),
+      ...errorResponses(
+        [
+          'invalid_json',
+          'invalid_parameter',
+          ...idempotency,
+          ...authentication,
+          ...(create ? [] : (['resource_not_found'] as ErrorCode[])),
+          'idempotency_key_in_flight',
+          ...(create ? [] : (doc.conflicts?.update ?? [])),
+          'payload_too_large',
+          'unsupported_media_type',
+          'validation_failed',
+          'idempotency_key_request_mismatch',
+          ...ourSide,
+          'write_timeout',
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function listOperation(route: DocumentedRoute, list: ListDoc, needs: Needs): JsonSchema {
+  if (`/api/v1${route.path}` !== list.endpoint)
+    throw new Error(`the list at ${route.path} names its endpoint ${list.endpoint}`);
+  const resource = resourceDocs.find((doc) => doc.path === list.endpoint);
+  const report = reportDocs.find((doc) => doc.endpoint === list.endpoint);
+  if (!resource && !report)
+    throw new Error(
+      `The list ${list.endpoint} has no documentation: add it to common/openapi/resources.ts`,
+    );
+  const component = resource?.component ?? report!.component;
+  const item = resource?.response ?? report!.item;
+  needs.responses.set(component, item);
+  needs.responses.set(`${component}List`, listEnvelope(list.endpoint, item));
+  const plural = pascal(route.path.split('/').at(-1)!);
+  return {
+    operationId: `list${plural}`,
+    summary: report?.summary ?? `List ${resource!.tag.toLowerCase()}`,
+    description: `${report?.description ?? `The institution’s ${resource!.tag.toLowerCase()}, newest first.`}\n\nCursor pagination: see the introduction.`,
+    tags: [resource?.tag ?? report!.tag],
+    parameters: [
+      ...pageParameters,
+      ...filterParameters(list, resource?.filterNotes ?? report!.filterNotes),
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef(`${component}List`)),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          ...(list.required?.length ? (['parameter_missing'] as ErrorCode[]) : []),
+          'invalid_cursor',
+          ...authentication,
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function retrieveOperation(label: string, needs: Needs): JsonSchema {
+  const doc = resourceNamed((candidate) => candidate.label === label, `The ${label} retrieval`);
+  const component = doc.detail ? `${doc.component}Detail` : doc.component;
+  needs.responses.set(component, doc.detail ?? doc.response);
+  return {
+    operationId: `retrieve${doc.component}`,
+    summary: `Retrieve ${article(doc.label)}`,
+    description: `One ${doc.label} of the caller’s institution.${doc.detail ? ' Includes read-only fields that other operations leave out.' : ''}`,
+    tags: [doc.tag],
+    parameters: [idPathParameter(doc.label)],
+    responses: {
+      '200': success(`The ${doc.label}.`, schemaRef(component)),
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function institutionOperation(needs: Needs): JsonSchema {
+  needs.responses.set('Institution', institutionResponse);
+  return {
+    operationId: 'retrieveInstitution',
+    summary: 'Retrieve the caller’s institution',
+    description:
+      'The institution the API key belongs to. Institutions and keys are managed by the operator’s command-line tool, not through the API.',
+    tags: ['Institution'],
+    responses: {
+      '200': success('The institution.', schemaRef('Institution')),
+      ...errorResponses(['invalid_parameter', ...authentication, ...ourSide], needs),
+      ...anyError,
+    },
+  };
+}
+
+/** The OpenAPI operation of one route of the table. */
+export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
+  switch (route.doc.kind) {
+    case 'write':
+      return writeOperation(route, route.doc.command, needs);
+    case 'list':
+      return listOperation(route, route.doc.list, needs);
+    case 'retrieve':
+      return retrieveOperation(route.doc.resource, needs);
+    case 'institution':
+      return institutionOperation(needs);
+  }
+}

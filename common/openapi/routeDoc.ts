@@ -1,0 +1,25 @@
+import type { Command } from '../commands/command.js';
+import type { ListSpec } from '../pagination/listSpec.js';
+
+/** What the OpenAPI document needs to know of a list: its endpoint and its filters. */
+export type ListDoc = Pick<ListSpec<never>, 'endpoint' | 'filters' | 'required'>;
+
+/**
+ * What an entry of the route table (api/routes.ts) is, for its documentation: the command, list
+ * or retrieval it serves. The document derives parameters, bodies and responses from these.
+ */
+export type EndpointDoc =
+  | { kind: 'write'; command: Command }
+  | { kind: 'list'; list: ListDoc }
+  | { kind: 'retrieve'; resource: string }
+  | { kind: 'institution' };
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/** One route of the table, as the document generator sees it (no handler). */
+export interface DocumentedRoute {
+  method: HttpMethod;
+  /** Express path under /api/v1, e.g. `/donors/:id`. */
+  path: string;
+  doc: EndpointDoc;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import {
+  calendarDay,
+  moneyAmount,
+  recordIdOf,
+  reference,
+  timestamps,
+} from '../../openapi/responseFields.js';
+import { donorRoles, donorStatuses } from './schema.js';
+
+const line = z.string().nullable();
+
+/** Every key is present, null where it was not given. */
+export const addressResponse = z.object({
+  line1: line,
+  line2: line,
+  city: line,
+  region: line,
+  postal_code: line,
+  country: line.describe('ISO 3166-1 alpha-2 code.'),
+});
+
+export type AddressResponse = z.infer<typeof addressResponse>;
+
+export const givingResponse = z
+  .object({
+    total_amount: moneyAmount.describe('The sum of the donor’s gifts; 0 without gifts.'),
+    gift_count: z.number().int().min(0),
+    first_gift_date: calendarDay.nullable(),
+    last_gift_date: calendarDay.nullable(),
+  })
+  .describe('Read-only giving summary, on GET /donors/{id} only.');
+
+/** The donor as create, update and lists return it (presentDonor). */
+export const donorResponse = z.object({
+  id: recordIdOf('donor'),
+  object: z.literal('donor'),
+  role: z.enum(donorRoles),
+  display_name: z
+    .string()
+    .describe('Read-only: "First Last" for an Individual, else the organization name or the name.'),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  organization_name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  address: addressResponse.nullable(),
+  assigned_user_id: reference('assigned user').nullable(),
+  status: z.enum(donorStatuses),
+  gives_anonymously: z.boolean(),
+  ...timestamps,
+});
+export type DonorResponse = z.infer<typeof donorResponse>;
+
+/** GET /donors/{id}: the donor with its giving summary. */
+export const donorDetailResponse = donorResponse.extend({ giving: givingResponse });
+export type DonorDetailResponse = z.infer<typeof donorDetailResponse>;

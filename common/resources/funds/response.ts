@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { moneyAmount, recordIdOf, timestamps } from '../../openapi/responseFields.js';
+import { fundRestrictions, fundStatuses } from './schema.js';
+
+export const fundTotalsResponse = z
+  .object({
+    gifts_received: moneyAmount.describe('The sum of the gifts designated to the fund.'),
+    awards_committed: moneyAmount.describe('The sum of the live awards drawing from the fund.'),
+    award_capacity_remaining: moneyAmount
+      .nullable()
+      .describe('award_limit less awards_committed; null when the fund has no limit.'),
+  })
+  .describe('Read-only totals, on GET /funds/{id} only.');
+
+export const fundResponse = z.object({
+  id: recordIdOf('fund'),
+  object: z.literal('fund'),
+  name: z.string(),
+  code: z.string(),
+  description: z.string().nullable(),
+  restriction: z.enum(fundRestrictions),
+  endowed: z.boolean(),
+  award_limit: moneyAmount
+    .nullable()
+    .describe('The most that live awards may draw from the fund; null for no limit.'),
+  status: z.enum(fundStatuses),
+  ...timestamps,
+});
+export type FundResponse = z.infer<typeof fundResponse>;
+
+/** GET /funds/{id}: the fund with its totals. */
+export const fundDetailResponse = fundResponse.extend({ totals: fundTotalsResponse });
+export type FundDetailResponse = z.infer<typeof fundDetailResponse>;

@@ -1,5 +1,6 @@
 import { sql } from 'slonik';
 import { startTestService, type ApiResponse, type TestService } from './helpers/harness.js';
+import { configEnv, spawnEntry, waitForLog } from './helpers/processes.js';
 
 interface FieldErrorBody {
   param: string;
@@ -477,6 +478,35 @@ describe('the limit holds under concurrent writes (two workers)', () => {
       awards_committed: 10_000,
       award_capacity_remaining: 0,
     });
+  });
+
+  test('the same holds with two separate worker processes doing the writes', async () => {
+    // The in-process workers step aside; two real `worker` processes take every job.
+    await Promise.all(service.workers.map((running) => running.worker.pause()));
+    const processes = [0, 1].map(() => spawnEntry('worker/main.js', configEnv(service.config)));
+    try {
+      await Promise.all(processes.map((proc) => waitForLog(proc, 'worker ready')));
+      const { fund, scholarship } = await fundWithScholarship(10_000);
+      const students = await newStudents(50);
+      const responses = await Promise.all(
+        students.map((student) =>
+          service.call('POST', '/api/v1/awards', { body: awardBody(scholarship, student, 1000) }),
+        ),
+      );
+      expect(responses.filter((response) => response.status === 201)).toHaveLength(10);
+      const refused = responses.filter((response) => response.status !== 201);
+      expect(refused).toHaveLength(40);
+      for (const response of refused) expect(fieldErrors(response)).toEqual(insufficient('amount'));
+      expect(await committedInDatabase(fund)).toBe('10000.00');
+      // Both processes took part.
+      for (const proc of processes) {
+        expect(proc.stdout.some((line) => line.includes('"job done"'))).toBe(true);
+      }
+    } finally {
+      for (const proc of processes) proc.child.kill('SIGTERM');
+      await Promise.all(processes.map((proc) => proc.exited));
+      for (const running of service.workers) running.worker.resume();
+    }
   });
 
   test('10 concurrent increases of 500 with room for 4: exactly 4 are applied', async () => {

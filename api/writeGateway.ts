@@ -8,7 +8,7 @@ import { findReceipt } from '../common/idempotency/receipts.js';
 import { acquireLock, lockKeyFor, newLockToken, releaseLock } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
-import { WRITE_JOB } from '../common/queue.js';
+import { waitForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 
 export interface GatewayDeps {
@@ -96,20 +96,21 @@ export class WriteGateway {
       keepLock = error instanceof ApiError && error.body.code === 'write_timeout';
       throw error;
     } finally {
-      if (!keepLock) await releaseLock(this.deps.redis, lockKey, token).catch(() => {});
+      // Not awaited: with Redis frozen, a second command would only add its own timeout to the
+      // answer. A lock left behind expires with its lease.
+      if (!keepLock) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
     }
   }
 
   private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {
-    const queued = await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
-    try {
-      return (await queued.waitUntilFinished(
-        this.deps.queueEvents,
-        this.deps.config.WRITE_TIMEOUT_MS,
-      )) as WriteResult;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw message.includes('timed out before finishing') ? errors.writeTimeout() : error;
-    }
+    await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
+    const outcome = await waitForResult(
+      this.deps.queue,
+      this.deps.queueEvents,
+      job.requestId,
+      this.deps.config.WRITE_TIMEOUT_MS,
+    );
+    if (outcome === 'timeout') throw errors.writeTimeout();
+    return outcome;
   }
 }

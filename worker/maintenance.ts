@@ -18,6 +18,7 @@ export async function startMaintenance(
   logger: Logger,
 ) {
   const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
+  queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue connection error'));
   await queue.upsertJobScheduler(
     'purge-expired-receipts',
     { every: PURGE_EVERY_MS },

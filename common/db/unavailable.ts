@@ -34,7 +34,13 @@ export function isUnavailableError(error: unknown): boolean {
   }
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth += 1) {
-    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
+    const candidate = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      name?: unknown;
+    };
+    if (candidate.name === 'MaxRetriesPerRequestError') return true;
     if (typeof candidate.code === 'string') {
       if (networkCodes.has(candidate.code) || unavailableSqlStates.has(candidate.code)) return true;
     }
@@ -44,7 +50,10 @@ export function isUnavailableError(error: unknown): boolean {
         message.includes("Stream isn't writeable") ||
         message.includes('Connection is closed') ||
         message.includes('Connection terminated') ||
-        message.includes('timeout exceeded when trying to connect')
+        message.includes('timeout exceeded when trying to connect') ||
+        // ioredis: no answer within commandTimeout, or the connection dropped with the command.
+        message.includes('Command timed out') ||
+        message.includes('max retries per request')
       ) {
         return true;
       }

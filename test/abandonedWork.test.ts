@@ -1,0 +1,225 @@
+import { Queue } from 'bullmq';
+import { sql } from 'slonik';
+import { lockKeyFor } from '../common/idempotency/lock.js';
+import { WRITE_QUEUE } from '../common/queue.js';
+import { redisOptions } from '../common/redis.js';
+import { startTestService, type TestService } from './helpers/harness.js';
+import {
+  configEnv,
+  killProcess,
+  startEntry,
+  waitForLog,
+  type ServiceProcess,
+} from './helpers/processes.js';
+import { sleep, waitFor } from './helpers/wait.js';
+
+type Body = Record<string, unknown> & { id: number; error?: { code: string } };
+
+/** The API's in-flight lock on a key lives WRITE_TIMEOUT_MS * 3 (api/writeGateway.ts). */
+const WRITE_TIMEOUT_MS = 1_000;
+const LEASE_MS = WRITE_TIMEOUT_MS * 3;
+
+let service: TestService;
+let donorId: number;
+const spawned: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({ WRITE_TIMEOUT_MS: String(WRITE_TIMEOUT_MS) });
+  const donor = await service.call<Body>('POST', '/api/v1/donors', {
+    body: { role: 'Individual', first_name: 'Ada', last_name: 'Byron', email: 'ada@example.org' },
+  });
+  donorId = donor.body.id;
+});
+afterAll(async () => {
+  await Promise.all(spawned.map((proc) => killProcess(proc)));
+  await service?.close();
+});
+
+const gift = (subject: string) => ({
+  donor_id: donorId,
+  amount: 30,
+  subject,
+  gift_date: '2026-03-03',
+});
+
+/** An API process of the test service's own, to be killed mid-request. */
+async function spawnApi(): Promise<{ proc: ServiceProcess; url: string }> {
+  const proc = await startEntry('api/main.js', configEnv(service.config));
+  spawned.push(proc);
+  const { port } = (await waitForLog(proc, 'api listening')) as { port: number };
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+const postTo = (url: string, key: string, subject: string) =>
+  fetch(`${url}/api/v1/gifts`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Service-API-Key': service.tenant.key,
+      'Idempotency-Key': key,
+    },
+    body: JSON.stringify(gift(subject)),
+  });
+
+const giftsWithSubject = async (subject: string) =>
+  Number(
+    await service.db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM gifts WHERE subject = ${subject}`,
+    ),
+  );
+
+/**
+ * Takes a key's lock through a spawned API process (with no worker taking the job), kills the
+ * process, and drops its queued job, as if it had died before queueing it. Returns when the
+ * lock was seen taken.
+ */
+async function orphanLock(key: string, lockKey: string): Promise<number> {
+  const api = await spawnApi();
+  const cutOff = postTo(api.url, key, key).catch((error: unknown) => error);
+  await waitFor(async () => (await service.redis.exists(lockKey)) === 1, 5_000, 'the lock');
+  const lockedAt = Date.now();
+  await killProcess(api.proc);
+  expect(String(await cutOff)).toContain('fetch failed');
+  const queue = new Queue(WRITE_QUEUE, {
+    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
+    prefix: service.config.QUEUE_PREFIX,
+  });
+  await queue.drain();
+  await queue.close();
+  return lockedAt;
+}
+
+test('an idempotency lock whose API process died frees the key once its lease ends', async () => {
+  const key = 'held-by-the-dead';
+  const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
+  const worker = service.workers[0]!.worker;
+  await worker.pause();
+  const lockedAt = await orphanLock(key, lockKey).finally(() => worker.resume());
+
+  const lease = await service.redis.pttl(lockKey);
+  expect(lease).toBeGreaterThan(0);
+  expect(lease).toBeLessThanOrEqual(LEASE_MS);
+  const retry = () =>
+    service.call<Body>('POST', '/api/v1/gifts', {
+      body: gift(key),
+      headers: { 'Idempotency-Key': key },
+    });
+  const whileHeld = await retry();
+  expect(whileHeld.status).toBe(409);
+  expect(whileHeld.body.error?.code).toBe('idempotency_key_in_flight');
+
+  let answer = whileHeld;
+  while (answer.status === 409 && Date.now() - lockedAt < LEASE_MS + 2_000) {
+    await sleep(100);
+    answer = await retry();
+  }
+  const freedAfter = Date.now() - lockedAt;
+  expect(answer.status).toBe(201);
+  expect(freedAfter).toBeGreaterThanOrEqual(LEASE_MS - 500);
+  expect(freedAfter).toBeLessThan(LEASE_MS + 1_500);
+  expect(await giftsWithSubject(key)).toBe(1);
+});
+
+test('a write whose API process answered 504 and then died still commits once, and replays through another API', async () => {
+  const api = await spawnApi();
+  const key = 'outlived-its-waiter';
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked = () => {};
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holding = service.db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
+    locked();
+    await held;
+  });
+  await isLocked;
+
+  try {
+    const started = Date.now();
+    const timedOut = await postTo(api.url, key, key);
+    expect(timedOut.status).toBe(504);
+    expect(((await timedOut.json()) as Body).error?.code).toBe('write_timeout');
+    expect(Date.now() - started).toBeLessThan(WRITE_TIMEOUT_MS + 1_000);
+    await killProcess(api.proc);
+    expect(await giftsWithSubject(key)).toBe(0);
+  } finally {
+    release();
+    await holding;
+  }
+
+  let replay = await service.call<Body>('POST', '/api/v1/gifts', {
+    body: gift(key),
+    headers: { 'Idempotency-Key': key },
+  });
+  await waitFor(
+    async () => {
+      replay = await service.call<Body>('POST', '/api/v1/gifts', {
+        body: gift(key),
+        headers: { 'Idempotency-Key': key },
+      });
+      return replay.status === 201;
+    },
+    5_000,
+    'the abandoned write to finish',
+  );
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(await giftsWithSubject(key)).toBe(1);
+  const stored = await service.db.oneFirst(sql.unsafe`SELECT id FROM gifts WHERE subject = ${key}`);
+  expect(replay.body.id).toBe(stored);
+});
+
+describe('the expired-receipt sweeper', () => {
+  const maintenance = () =>
+    new Queue('maintenance', {
+      connection: redisOptions(service.config.REDIS_URL, 'blocking'),
+      prefix: service.config.QUEUE_PREFIX,
+    });
+
+  test('is scheduled once, every 10 minutes, however many workers run', async () => {
+    const queue = maintenance();
+    try {
+      const expected = [
+        expect.objectContaining({ key: 'purge-expired-receipts', every: 10 * 60_000 }),
+      ];
+      expect(await queue.getJobSchedulers()).toEqual(expected);
+      await service.startWorker();
+      expect(await queue.getJobSchedulers()).toEqual(expected);
+      const [scheduler] = await queue.getJobSchedulers();
+      expect(scheduler!.next! - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  test('a worker process runs it when first scheduled: expired receipts go, live ones stay', async () => {
+    await service.db.query(sql.unsafe`
+      INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                  response_body, expires_at)
+      VALUES (${service.tenant.institutionId}, 'client', 'long-expired', 'f', 201, '{}',
+              now() - interval '1 hour'),
+             (${service.tenant.institutionId}, 'client', 'still-live', 'f', 201, '{}',
+              now() + interval '1 hour')`);
+    // A deployment of its own (a fresh queue prefix) schedules the sweeper anew, due at once.
+    const prefix = `${service.config.QUEUE_PREFIX}-sweep`;
+    const worker = await startEntry(
+      'worker/main.js',
+      configEnv(service.config, { QUEUE_PREFIX: prefix }),
+    );
+    try {
+      const run = await waitForLog(worker, 'expired idempotency receipts purged');
+      expect(run.purged).toBeGreaterThanOrEqual(1);
+    } finally {
+      await killProcess(worker, 'SIGTERM');
+      const keys = await service.redis.keys(`${prefix}:*`);
+      if (keys.length) await service.redis.del(...keys);
+    }
+    const keys = await service.db.anyFirst(
+      sql.unsafe`SELECT key FROM write_receipts WHERE key IN ('long-expired', 'still-live')`,
+    );
+    expect(keys).toEqual(['still-live']);
+  });
+});

@@ -8,20 +8,17 @@
  * SOAK_SECONDS (default 300), SOAK_RATE (requests per second, default 100), SOAK_CLIENTS
  * (concurrent clients, default 8), SOAK_SAMPLE_SECONDS (default 10).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'slonik';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
 import { writeJobOptions } from '../common/queue.js';
 import { createRedis, type Redis } from '../common/redis.js';
+import { freePort, spawnProcess, stop, until } from './processes.js';
 import { createScratchDatabase } from './scratch.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.SOAK_SECONDS ?? 300);
 const rate = Number(process.env.SOAK_RATE ?? 100);
 const clients = Number(process.env.SOAK_CLIENTS ?? 8);
@@ -44,36 +41,6 @@ interface Sample {
   /** Write jobs queued in the last retention window (completed jobs are kept that long). */
   retainedJobs: number;
 }
-
-function spawnProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(here, '..', entry)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function until(label: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${label} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 /** Resident memory of a process in MiB, from /proc/<pid>/status. */
 async function rssMb(pid: number | undefined): Promise<number> {

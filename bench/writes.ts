@@ -7,17 +7,14 @@
  * BENCH_SECONDS (per phase, default 15), BENCH_CONNECTIONS (default 50).
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
 import { createRedis } from '../common/redis.js';
+import { freePort, spawnProcess, stop, until } from './processes.js';
 import { createScratchDatabase } from './scratch.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const databaseBase = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,37 +28,6 @@ interface Row {
   p99: number;
   errors: number;
 }
-
-/** Starts a compiled entry point with its logs discarded (LOG_LEVEL=warn keeps them quiet). */
-function spawnProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(here, '..', entry)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Polls until `check` passes (a server answering, a worker committing a first write). */
-async function until(label: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${label} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 
 async function load(
   phase: string,

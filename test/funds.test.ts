@@ -1,27 +1,15 @@
 import { sql } from 'slonik';
 import {
+  expectSameFailureThreeWays,
+  fieldErrors,
+  type ErrorEnvelope,
+} from './helpers/threeWays.js';
+import {
   startTestService,
   type ApiResponse,
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
-
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-
-interface ErrorEnvelope {
-  error: {
-    type: string;
-    code: string;
-    message: string;
-    param?: string;
-    errors?: FieldErrorBody[];
-    request_id: string;
-  };
-}
 
 interface Fund {
   id: number;
@@ -65,20 +53,6 @@ const fundBody = (overrides: Record<string, unknown> = {}): Record<string, unkno
   ...overrides,
 });
 
-const fieldErrors = (response: ApiResponse) =>
-  ((response.body as unknown as ErrorEnvelope).error.errors ?? []).map(({ param, code }) => ({
-    param,
-    code,
-  }));
-
-const byParam = (a: { param: string; code: string }, b: { param: string; code: string }) =>
-  a.param === b.param ? a.code.localeCompare(b.code) : a.param.localeCompare(b.param);
-
-const withoutRequestId = (response: ApiResponse) => ({
-  ...(response.body as unknown as ErrorEnvelope).error,
-  request_id: undefined,
-});
-
 /** A fund as stored, the award limit as the database's own numeric text. */
 interface StoredFund {
   name: string;
@@ -96,40 +70,6 @@ async function fundRow(id: number): Promise<StoredFund | null> {
     SELECT name, code, description, restriction, endowed, award_limit::text AS award_limit, status, updated_at
     FROM funds WHERE id = ${id}`);
   return row as StoredFund | null;
-}
-
-/**
- * Runs one body as a real call, a `?dry_run=true` call and a `Dry-Run: true` call: the real call
- * is the expected 422, both dry runs answer exactly the same, and nothing in `snapshot` changes.
- */
-async function expectSameFailureThreeWays(
-  path: string,
-  method: 'POST' | 'PATCH',
-  body: () => Record<string, unknown>,
-  expected: Array<{ param: string; code: string }>,
-  snapshot: () => Promise<unknown>,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body: body() });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body: body() });
-  const dryHeader = await service.call(method, path, {
-    body: body(),
-    headers: { 'Dry-Run': 'true' },
-  });
-
-  expect(real.status).toBe(422);
-  const error = (real.body as unknown as ErrorEnvelope).error;
-  expect(error.type).toBe('invalid_request_error');
-  expect(error.code).toBe('validation_failed');
-  expect(error.request_id).toBe(real.headers.get('Request-Id'));
-  expect(fieldErrors(real).sort(byParam)).toEqual([...expected].sort(byParam));
-  expect(error.param).toBe(error.errors?.[0]?.param);
-
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId(dry)).toEqual(withoutRequestId(real));
-  }
-  expect(await snapshot()).toEqual(before);
 }
 
 beforeAll(async () => {
@@ -345,7 +285,7 @@ const createCases: Case[] = [
 describe('POST /funds validation: the real call and both dry-run forms give the same 422', () => {
   const funds = () => service.count('funds');
   test.each(createCases)('%s', async (_name, body, expected) => {
-    await expectSameFailureThreeWays('/api/v1/funds', 'POST', body, expected, funds);
+    await expectSameFailureThreeWays(service, '/api/v1/funds', 'POST', body, expected, funds);
   });
 });
 
@@ -620,6 +560,7 @@ describe('fund CRUD', () => {
 
     const gifts = () => service.count('gifts');
     await expectSameFailureThreeWays(
+      service,
       '/api/v1/gifts',
       'POST',
       () => giftBody,
@@ -703,8 +644,13 @@ describe('PATCH /funds/{id} validation: the real call and the dry run give the s
   ];
 
   test.each(patchCases)('%s', async (_name, body, expected) => {
-    await expectSameFailureThreeWays(`/api/v1/funds/${target.id}`, 'PATCH', body, expected, () =>
-      fundRow(target.id),
+    await expectSameFailureThreeWays(
+      service,
+      `/api/v1/funds/${target.id}`,
+      'PATCH',
+      body,
+      expected,
+      () => fundRow(target.id),
     );
   });
 });

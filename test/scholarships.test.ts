@@ -1,27 +1,11 @@
 import { sql } from 'slonik';
+import { expectSameFailureThreeWays, type ErrorEnvelope } from './helpers/threeWays.js';
 import {
   startTestService,
   type ApiResponse,
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
-
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-
-interface ErrorEnvelope {
-  error: {
-    type: string;
-    code: string;
-    message: string;
-    param?: string;
-    errors?: FieldErrorBody[];
-    request_id: string;
-  };
-}
 
 interface Scholarship {
   id: number;
@@ -70,20 +54,6 @@ const scholarshipBody = (overrides: Record<string, unknown> = {}): Record<string
   ...overrides,
 });
 
-const fieldErrors = (response: ApiResponse) =>
-  ((response.body as unknown as ErrorEnvelope).error.errors ?? []).map(({ param, code }) => ({
-    param,
-    code,
-  }));
-
-const byParam = (a: { param: string; code: string }, b: { param: string; code: string }) =>
-  a.param === b.param ? a.code.localeCompare(b.code) : a.param.localeCompare(b.param);
-
-const withoutRequestId = (response: ApiResponse) => ({
-  ...(response.body as unknown as ErrorEnvelope).error,
-  request_id: undefined,
-});
-
 interface StoredScholarship {
   name: string;
   fund_id: number;
@@ -96,34 +66,6 @@ async function scholarshipRow(id: number): Promise<StoredScholarship | null> {
   const row = await service.db.maybeOne(sql.unsafe`
     SELECT name, fund_id, description, status, updated_at FROM scholarships WHERE id = ${id}`);
   return row as StoredScholarship | null;
-}
-
-/** The real call is the expected 422; both dry-run forms answer exactly the same; nothing changes. */
-async function expectSameFailureThreeWays(
-  path: string,
-  method: 'POST' | 'PATCH',
-  body: () => Record<string, unknown>,
-  expected: Array<{ param: string; code: string }>,
-  snapshot: () => Promise<unknown>,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body: body() });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body: body() });
-  const dryHeader = await service.call(method, path, {
-    body: body(),
-    headers: { 'Dry-Run': 'true' },
-  });
-
-  expect(real.status).toBe(422);
-  const error = (real.body as unknown as ErrorEnvelope).error;
-  expect(error.code).toBe('validation_failed');
-  expect(fieldErrors(real).sort(byParam)).toEqual([...expected].sort(byParam));
-  expect(error.param).toBe(error.errors?.[0]?.param);
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId(dry)).toEqual(withoutRequestId(real));
-  }
-  expect(await snapshot()).toEqual(before);
 }
 
 beforeAll(async () => {
@@ -224,7 +166,7 @@ describe('POST /scholarships validation: the real call and both dry runs give th
   ];
 
   test.each(cases)('%s', async (_name, body, expected) => {
-    await expectSameFailureThreeWays('/api/v1/scholarships', 'POST', body, expected, () =>
+    await expectSameFailureThreeWays(service, '/api/v1/scholarships', 'POST', body, expected, () =>
       service.count('scholarships'),
     );
   });
@@ -394,6 +336,7 @@ describe('PATCH /scholarships/{id} validation: same 422 three ways, nothing chan
 
   test.each(cases)('%s', async (_name, body, expected) => {
     await expectSameFailureThreeWays(
+      service,
       `/api/v1/scholarships/${target.id}`,
       'PATCH',
       body,

@@ -1,27 +1,15 @@
 import { sql } from 'slonik';
 import {
+  expectSameFailureThreeWays,
+  fieldErrors,
+  type ErrorEnvelope,
+} from './helpers/threeWays.js';
+import {
   startTestService,
   type ApiResponse,
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
-
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-
-interface ErrorEnvelope {
-  error: {
-    type: string;
-    code: string;
-    message: string;
-    param?: string;
-    errors?: FieldErrorBody[];
-    request_id: string;
-  };
-}
 
 interface Student {
   id: number;
@@ -70,20 +58,6 @@ const studentBody = (overrides: Record<string, unknown> = {}): Record<string, un
   ...overrides,
 });
 
-const fieldErrors = (response: ApiResponse) =>
-  ((response.body as unknown as ErrorEnvelope).error.errors ?? []).map(({ param, code }) => ({
-    param,
-    code,
-  }));
-
-const byParam = (a: { param: string; code: string }, b: { param: string; code: string }) =>
-  a.param === b.param ? a.code.localeCompare(b.code) : a.param.localeCompare(b.param);
-
-const withoutRequestId = (response: ApiResponse) => ({
-  ...(response.body as unknown as ErrorEnvelope).error,
-  request_id: undefined,
-});
-
 interface StoredStudent {
   student_number: string;
   first_name: string;
@@ -96,32 +70,6 @@ async function studentRow(id: number): Promise<StoredStudent | null> {
   const row = await service.db.maybeOne(sql.unsafe`
     SELECT student_number, first_name, last_name, email, updated_at FROM students WHERE id = ${id}`);
   return row as StoredStudent | null;
-}
-
-/** The real call is the expected 422; both dry-run forms answer exactly the same; nothing changes. */
-async function expectSameFailureThreeWays(
-  path: string,
-  method: 'POST' | 'PATCH',
-  body: Record<string, unknown>,
-  expected: Array<{ param: string; code: string }>,
-  snapshot: () => Promise<unknown>,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body });
-  const dryHeader = await service.call(method, path, { body, headers: { 'Dry-Run': 'true' } });
-
-  expect(real.status).toBe(422);
-  const error = (real.body as unknown as ErrorEnvelope).error;
-  expect(error.code).toBe('validation_failed');
-  expect(error.request_id).toBe(real.headers.get('Request-Id'));
-  expect(fieldErrors(real).sort(byParam)).toEqual([...expected].sort(byParam));
-  expect(error.param).toBe(error.errors?.[0]?.param);
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId(dry)).toEqual(withoutRequestId(real));
-  }
-  expect(await snapshot()).toEqual(before);
 }
 
 beforeAll(async () => {
@@ -214,7 +162,7 @@ describe('POST /students validation: the real call and both dry runs give the sa
   ];
 
   test.each(cases)('%s', async (_name, body, expected) => {
-    await expectSameFailureThreeWays('/api/v1/students', 'POST', body, expected, () =>
+    await expectSameFailureThreeWays(service, '/api/v1/students', 'POST', body, expected, () =>
       service.count('students'),
     );
   });
@@ -385,8 +333,13 @@ describe('PATCH /students/{id} validation: same 422 three ways, nothing changes'
   ];
 
   test.each(cases)('%s', async (_name, body, expected) => {
-    await expectSameFailureThreeWays(`/api/v1/students/${target.id}`, 'PATCH', body, expected, () =>
-      studentRow(target.id),
+    await expectSameFailureThreeWays(
+      service,
+      `/api/v1/students/${target.id}`,
+      'PATCH',
+      body,
+      expected,
+      () => studentRow(target.id),
     );
   });
 });

@@ -1,27 +1,16 @@
 import { sql } from 'slonik';
 import {
+  expectSameErrorThreeWays,
+  invalid,
+  fieldErrors,
+  type ErrorEnvelope,
+} from './helpers/threeWays.js';
+import {
   startTestService,
   type ApiResponse,
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
-
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-
-interface ErrorEnvelope {
-  error: {
-    type: string;
-    code: string;
-    message: string;
-    param?: string;
-    errors?: FieldErrorBody[];
-    request_id: string;
-  };
-}
 
 interface AwardCycle {
   id: number;
@@ -90,20 +79,6 @@ const cycleBody = (overrides: Record<string, unknown> = {}): Record<string, unkn
   ...overrides,
 });
 
-const fieldErrors = (response: ApiResponse) =>
-  ((response.body as unknown as ErrorEnvelope).error.errors ?? []).map(({ param, code }) => ({
-    param,
-    code,
-  }));
-
-const byParam = (a: { param: string; code: string }, b: { param: string; code: string }) =>
-  a.param === b.param ? a.code.localeCompare(b.code) : a.param.localeCompare(b.param);
-
-const withoutRequestId = (response: ApiResponse) => ({
-  ...(response.body as unknown as ErrorEnvelope).error,
-  request_id: undefined,
-});
-
 interface StoredCycle {
   name: string;
   starts_on: string;
@@ -118,46 +93,6 @@ async function cycleRow(id: number): Promise<StoredCycle | null> {
     FROM award_cycles WHERE id = ${id}`);
   return row as StoredCycle | null;
 }
-
-/**
- * Runs one body as a real call, a `?dry_run=true` call and a `Dry-Run: true` call: all three
- * answer the same status and error, and nothing in `snapshot` changes.
- */
-async function expectSameErrorThreeWays(
-  path: string,
-  method: 'POST' | 'PATCH',
-  body: Record<string, unknown>,
-  expected: { status: number; code: string; errors?: Array<{ param: string; code: string }> },
-  snapshot: () => Promise<unknown>,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body });
-  const dryHeader = await service.call(method, path, { body, headers: { 'Dry-Run': 'true' } });
-
-  expect(real.status).toBe(expected.status);
-  const error = (real.body as unknown as ErrorEnvelope).error;
-  expect(error.type).toBe('invalid_request_error');
-  expect(error.code).toBe(expected.code);
-  expect(error.request_id).toBe(real.headers.get('Request-Id'));
-  if (expected.errors) {
-    expect(fieldErrors(real).sort(byParam)).toEqual([...expected.errors].sort(byParam));
-    expect(error.param).toBe(error.errors?.[0]?.param);
-  } else {
-    expect(error.errors).toBeUndefined();
-  }
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId(dry)).toEqual(withoutRequestId(real));
-  }
-  expect(await snapshot()).toEqual(before);
-}
-
-const invalid = (errors: Array<{ param: string; code: string }>) => ({
-  status: 422,
-  code: 'validation_failed',
-  errors,
-});
 
 beforeAll(async () => {
   service = await startTestService();
@@ -264,8 +199,13 @@ describe('POST /award-cycles validation: the real call and both dry runs give th
   ];
 
   test.each(cases)('%s', async (_name, body, expected) => {
-    await expectSameErrorThreeWays('/api/v1/award-cycles', 'POST', body, invalid(expected), () =>
-      service.count('award_cycles'),
+    await expectSameErrorThreeWays(
+      service,
+      '/api/v1/award-cycles',
+      'POST',
+      body,
+      invalid(expected),
+      () => service.count('award_cycles'),
     );
   });
 });
@@ -443,6 +383,7 @@ describe('PATCH /award-cycles/{id} validation on the merged record: same 422 thr
 
   test.each(cases)('%s', async (_name, body, expected) => {
     await expectSameErrorThreeWays(
+      service,
       `/api/v1/award-cycles/${target.id}`,
       'PATCH',
       body,
@@ -496,6 +437,7 @@ describe('the award cycle state machine', () => {
     async (from, to) => {
       const cycle = await cycleIn(from);
       await expectSameErrorThreeWays(
+        service,
         `/api/v1/award-cycles/${cycle.id}`,
         'PATCH',
         { status: to },
@@ -510,6 +452,7 @@ describe('the award cycle state machine', () => {
   test('a refused transition is a 409 even when other fields are also wrong', async () => {
     const cycle = await cycleIn('open');
     await expectSameErrorThreeWays(
+      service,
       `/api/v1/award-cycles/${cycle.id}`,
       'PATCH',
       { status: 'draft', name: '' },
@@ -533,6 +476,7 @@ describe('the award cycle state machine', () => {
     async (_name, body) => {
       const cycle = await cycleIn('archived');
       await expectSameErrorThreeWays(
+        service,
         `/api/v1/award-cycles/${cycle.id}`,
         'PATCH',
         body,

@@ -1,27 +1,17 @@
 import { sql } from 'slonik';
 import {
+  expectSameErrorThreeWays as sameErrorThreeWays,
+  invalid,
+  fieldErrors,
+  type ErrorEnvelope,
+  type ExpectedError,
+} from './helpers/threeWays.js';
+import {
   startTestService,
   type ApiResponse,
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
-
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-
-interface ErrorEnvelope {
-  error: {
-    type: string;
-    code: string;
-    message: string;
-    param?: string;
-    errors?: FieldErrorBody[];
-    request_id: string;
-  };
-}
 
 interface Award {
   id: number;
@@ -128,20 +118,6 @@ async function awardIn(status: string): Promise<Award> {
   return award;
 }
 
-const fieldErrors = (response: ApiResponse) =>
-  ((response.body as unknown as ErrorEnvelope).error.errors ?? []).map(({ param, code }) => ({
-    param,
-    code,
-  }));
-
-const byParam = (a: { param: string; code: string }, b: { param: string; code: string }) =>
-  a.param === b.param ? a.code.localeCompare(b.code) : a.param.localeCompare(b.param);
-
-const withoutRequestId = (response: ApiResponse) => ({
-  ...(response.body as unknown as ErrorEnvelope).error,
-  request_id: undefined,
-});
-
 interface StoredAward {
   award_cycle_id: number;
   scholarship_id: number;
@@ -162,45 +138,14 @@ async function awardRow(id: number): Promise<StoredAward | null> {
 const allAwards = () =>
   service.db.any(sql.unsafe`SELECT id, amount::text, status, updated_at FROM awards ORDER BY id`);
 
-/**
- * Runs one body as a real call, a `?dry_run=true` call and a `Dry-Run: true` call: all three
- * answer the same status and error body, and nothing in `snapshot` changes.
- */
-async function expectSameErrorThreeWays(
+/** Three ways, by default checking that no award row changed. */
+const expectSameErrorThreeWays = (
   path: string,
   method: 'POST' | 'PATCH',
   body: Record<string, unknown>,
-  expected: { status: number; code: string; errors?: Array<{ param: string; code: string }> },
+  expected: ExpectedError,
   snapshot: () => Promise<unknown> = allAwards,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body });
-  const dryHeader = await service.call(method, path, { body, headers: { 'Dry-Run': 'true' } });
-
-  expect(real.status).toBe(expected.status);
-  const error = (real.body as unknown as ErrorEnvelope).error;
-  expect(error.type).toBe('invalid_request_error');
-  expect(error.code).toBe(expected.code);
-  expect(error.request_id).toBe(real.headers.get('Request-Id'));
-  if (expected.errors) {
-    expect(fieldErrors(real).sort(byParam)).toEqual([...expected.errors].sort(byParam));
-    expect(error.param).toBe(error.errors?.[0]?.param);
-  } else {
-    expect(error.errors).toBeUndefined();
-  }
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId(dry)).toEqual(withoutRequestId(real));
-  }
-  expect(await snapshot()).toEqual(before);
-}
-
-const invalid = (errors: Array<{ param: string; code: string }>) => ({
-  status: 422,
-  code: 'validation_failed',
-  errors,
-});
+) => sameErrorThreeWays(service, path, method, body, expected, snapshot);
 
 beforeAll(async () => {
   service = await startTestService();

@@ -8,7 +8,7 @@ import { findReceipt } from '../common/idempotency/receipts.js';
 import { acquireLock, lockKeyFor, newLockToken, releaseLock } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
-import { waitForResult, WRITE_JOB } from '../common/queue.js';
+import { watchForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 
 export interface GatewayDeps {
@@ -26,9 +26,9 @@ const idempotencyOutcomes: Record<string, string> = {
 };
 
 /**
- * The API's half of a write. Dry runs are answered here, read-only. Real writes: replay a
- * completed key from Postgres, else hold the key's in-flight lock, queue the job for a worker
- * and wait a bounded time for its outcome.
+ * The API's half of a write. Dry runs are answered here, read-only. Real writes: take the key's
+ * in-flight lock (or learn it is done and replay its receipt from Postgres), queue the job for a
+ * worker and wait a bounded time for its outcome.
  */
 export class WriteGateway {
   constructor(private readonly deps: GatewayDeps) {}
@@ -56,60 +56,65 @@ export class WriteGateway {
     const key = job.idempotencyKey;
     if (!key) return this.enqueueAndWait(job);
 
-    const completed = await findReceipt(this.deps.pool, {
-      institutionId: job.institution.id,
-      source: 'client',
-      key,
-    });
-    if (completed) {
-      if (completed.fingerprint !== job.fingerprint)
-        return failure(errors.idempotencyKeyMismatch());
-      return {
-        ok: true,
-        status: completed.status,
-        body: completed.body,
-        location: completed.location,
-        replayed: true,
-      };
-    }
-
     const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
     const token = newLockToken(job.fingerprint);
     // The lease outlives the wait: after a 504 the key stays locked until the worker finishes.
-    const attempt = await acquireLock(
-      this.deps.redis,
-      lockKey,
-      token,
-      this.deps.config.WRITE_TIMEOUT_MS * 3,
-    );
-    if (!attempt.acquired) {
+    const leaseMs = this.deps.config.WRITE_TIMEOUT_MS * 3;
+    let attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs);
+    if (attempt.state === 'done') {
+      const completed = await findReceipt(this.deps.pool, {
+        institutionId: job.institution.id,
+        source: 'client',
+        key,
+      });
+      if (completed) {
+        if (completed.fingerprint !== job.fingerprint)
+          return failure(errors.idempotencyKeyMismatch());
+        return {
+          ok: true,
+          status: completed.status,
+          body: completed.body,
+          location: completed.location,
+          replayed: true,
+        };
+      }
+      // The receipt expired before its marker did: the key is free.
+      attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs, false);
+    }
+    if (attempt.state === 'in_flight') {
       return failure(
-        attempt.holderFingerprint === null || attempt.holderFingerprint === job.fingerprint
+        attempt.holderFingerprint === job.fingerprint
           ? errors.idempotencyKeyInFlight()
           : errors.idempotencyKeyMismatch(),
       );
     }
-    let keepLock = false;
     try {
+      // The worker marks the key done (or frees it) once the outcome is committed.
       return await this.enqueueAndWait({ ...job, lockToken: token });
     } catch (error) {
-      keepLock = error instanceof ApiError && error.body.code === 'write_timeout';
+      // The job may never run (not queued, or it failed): free the key for a retry. Not awaited:
+      // with Redis frozen, a second command would only add its own timeout to the answer, and a
+      // lock left behind expires with its lease. After a 504 the job still runs and frees it.
+      const timedOut = error instanceof ApiError && error.body.code === 'write_timeout';
+      if (!timedOut) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
       throw error;
-    } finally {
-      // Not awaited: with Redis frozen, a second command would only add its own timeout to the
-      // answer. A lock left behind expires with its lease.
-      if (!keepLock) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
     }
   }
 
   private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {
-    await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
-    const outcome = await waitForResult(
-      this.deps.queue,
+    // Listening before the job exists means its completion cannot be missed.
+    const waiting = watchForResult(
       this.deps.queueEvents,
       job.requestId,
       this.deps.config.WRITE_TIMEOUT_MS,
     );
+    try {
+      await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
+    } catch (error) {
+      waiting.cancel();
+      throw error;
+    }
+    const outcome = await waiting.result;
     if (outcome === 'timeout') throw errors.writeTimeout();
     return outcome;
   }

@@ -35,24 +35,28 @@ export function createWriteQueueEvents(connection: ConnectionOptions, prefix: st
   return events;
 }
 
+export interface ResultWatch {
+  /** The job's outcome, or 'timeout' after `ttlMs`; rejects if the job failed. */
+  result: Promise<WriteResult | 'timeout'>;
+  /** Stops listening (the job was never queued). */
+  cancel(): void;
+}
+
 /**
- * The outcome of a queued write, or 'timeout' after `ttlMs`. Unlike BullMQ's
- * Job.waitUntilFinished, every Redis failure here rejects the returned promise (there it could
- * escape as an unhandled rejection and end the process), so the API can answer 503.
+ * Listens for one job's outcome. Call it before adding the job: QueueEvents reads the event
+ * stream onwards from where it started, so an outcome can then not be missed, and no Redis
+ * round trip is needed to ask whether the job already finished. Unlike BullMQ's
+ * Job.waitUntilFinished, nothing here can escape as an unhandled rejection.
  */
-export function waitForResult(
-  queue: WriteQueue,
-  events: QueueEvents,
-  jobId: string,
-  ttlMs: number,
-): Promise<WriteResult | 'timeout'> {
+export function watchForResult(events: QueueEvents, jobId: string, ttlMs: number): ResultWatch {
   // QueueEvents also emits per-job events (`completed:<id>`), which its typings do not list.
   const emitter = events as unknown as EventEmitter;
-  return new Promise((resolve, reject) => {
-    const completedEvent = `completed:${jobId}`;
-    const failedEvent = `failed:${jobId}`;
+  const completedEvent = `completed:${jobId}`;
+  const failedEvent = `failed:${jobId}`;
+  let settle: (done: () => void) => void = () => {};
+  const result = new Promise<WriteResult | 'timeout'>((resolve, reject) => {
     let settled = false;
-    const settle = (done: () => void) => {
+    settle = (done) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -67,16 +71,6 @@ export function waitForResult(
     const timer = setTimeout(() => settle(() => resolve('timeout')), ttlMs);
     emitter.on(completedEvent, onCompleted);
     emitter.on(failedEvent, onFailed);
-    // A fast job may have finished before the listeners were attached.
-    queue
-      .getJobState(jobId)
-      .then(async (state) => {
-        if (state !== 'completed' && state !== 'failed') return;
-        const finished = await queue.getJob(jobId);
-        if (!finished) return;
-        if (state === 'completed') onCompleted({ returnvalue: finished.returnvalue });
-        else onFailed({ failedReason: finished.failedReason });
-      })
-      .catch((error: unknown) => settle(() => reject(error)));
   });
+  return { result, cancel: () => settle(() => {}) };
 }

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { sql } from 'slonik';
 import { runWrite, type WriteJob } from '../common/commands/runWrite.js';
+import type { Command } from '../common/commands/command.js';
+import { createDonor } from '../common/resources/donors/commands.js';
 import { createGift } from '../common/resources/gifts/commands.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import { startTestService, type TestService } from './helpers/harness.js';
@@ -36,15 +38,19 @@ describe('a job delivered twice commits once', () => {
     await service?.close();
   });
 
-  const job = (idempotencyKey: string | null): WriteJob => {
-    const request = { params: {}, body: giftFor(donorId) };
+  const job = (
+    idempotencyKey: string | null,
+    command: Command = createGift,
+    body: Record<string, unknown> = giftFor(donorId),
+  ): WriteJob => {
+    const request = { params: {}, body: body as WriteJob['request']['body'] };
     return {
-      command: createGift.name,
+      command: command.name,
       institution: { id: service.tenant.institutionId, name: 'Test University', currency: 'USD' },
       apiKeyId: service.tenant.apiKeyId,
       requestId: 'req_redelivered',
       request,
-      fingerprint: fingerprintOf(createGift.name, request),
+      fingerprint: fingerprintOf(command.name, request),
       idempotencyKey,
       lockToken: null,
     };
@@ -62,6 +68,55 @@ describe('a job delivered twice commits once', () => {
     expect(second).toMatchObject({ ok: true, status: 201, replayed: true });
     expect(second.ok && second.body).toEqual(first.ok && first.body);
     expect(await service.count('gifts')).toBe(before + 1);
+  });
+
+  test.each([
+    ['a keyless write', null],
+    ['a write with an Idempotency-Key', 'donor-twice'],
+  ])(
+    '%s that the data refuses the second time (its email is now taken) still replays the first',
+    async (_label, key) => {
+      const email = `twice-${key ?? 'keyless'}@example.org`;
+      const options = { dryRun: false, jobId: `job-donor-${email}`, idempotencyTtlSeconds: 60 };
+      const donorJob = job(key, createDonor, individual(email));
+      const first = await runWrite(service.db, createDonor, donorJob, options);
+      const second = await runWrite(service.db, createDonor, donorJob, options);
+      expect(first).toMatchObject({ ok: true, status: 201, replayed: false });
+      expect(second).toMatchObject({ ok: true, status: 201, replayed: true });
+      expect(second.ok && second.body).toEqual(first.ok && first.body);
+      const stored = await service.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM donors WHERE email = ${email}`,
+      );
+      expect(stored).toBe(1);
+    },
+  );
+
+  test('two deliveries running at the same time: one commits, the other replays it', async () => {
+    const before = await service.count('gifts');
+    const options = { dryRun: false, jobId: 'job-concurrent', idempotencyTtlSeconds: 60 };
+    const outcomes = await Promise.all([
+      runWrite(service.db, createGift, job('concurrent-key'), options),
+      runWrite(service.db, createGift, job('concurrent-key'), options),
+    ]);
+    expect(outcomes.map((outcome) => outcome.ok && outcome.replayed).sort()).toEqual([false, true]);
+    const [a, b] = outcomes;
+    expect(a!.ok && a!.body).toEqual(b!.ok && b!.body);
+    expect(await service.count('gifts')).toBe(before + 1);
+  });
+
+  test('a key reused for a different request after it committed is a mismatch, and writes nothing', async () => {
+    const options = { dryRun: false, jobId: 'job-mismatch', idempotencyTtlSeconds: 60 };
+    const first = await runWrite(service.db, createGift, job('reused-key'), options);
+    expect(first).toMatchObject({ ok: true, status: 201 });
+    const before = await service.count('gifts');
+    const other = job('reused-key', createGift, { ...giftFor(donorId), amount: 80 });
+    const second = await runWrite(service.db, createGift, other, options);
+    expect(second).toMatchObject({
+      ok: false,
+      status: 422,
+      error: { code: 'idempotency_key_request_mismatch' },
+    });
+    expect(await service.count('gifts')).toBe(before);
   });
 });
 

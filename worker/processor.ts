@@ -4,7 +4,7 @@ import { commands } from '../common/commands/registry.js';
 import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
 import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
-import { lockKeyFor, releaseLock } from '../common/idempotency/lock.js';
+import { lockKeyFor, markDone, releaseLock } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
@@ -58,8 +58,13 @@ export function createProcessor(deps: ProcessorDeps) {
       result = failure(errors.serviceUnavailable());
     }
     if (data.idempotencyKey && data.lockToken) {
+      // A committed (or replayed) outcome marks the key done so that retries read its receipt
+      // without a job; a refused write left nothing behind, so the key is free again.
       const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
-      await releaseLock(deps.redis, lockKey, data.lockToken).catch(() => {});
+      const finish = result.ok
+        ? markDone(deps.redis, lockKey, data.lockToken, deps.idempotencyTtlSeconds)
+        : releaseLock(deps.redis, lockKey, data.lockToken);
+      await finish.catch(() => {});
     }
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);

@@ -1,8 +1,13 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
 import type { JsonObject } from '../json.js';
-import { claimReceipt, storeReceipt, type ReceiptKey } from '../idempotency/receipts.js';
-import type { Command, CommandOutcome, Institution, WriteRequest } from './command.js';
+import {
+  findReceipt,
+  storeReceipt,
+  type ReceiptKey,
+  type StoredResponse,
+} from '../idempotency/receipts.js';
+import type { Command, Institution, WriteRequest } from './command.js';
 
 /** The job contract between API and worker: everything a write needs, nothing it must look up. */
 export interface WriteJob {
@@ -29,6 +34,7 @@ export interface RunOptions {
   idempotencyTtlSeconds: number;
 }
 
+/** Rolls the write back; its key already answered (a replay, or a mismatch). */
 class Replay extends Error {
   constructor(readonly result: WriteResult) {
     super('replay');
@@ -43,10 +49,12 @@ export const failure = (error: ApiError): WriteResult => ({
 });
 
 /**
- * Runs one write in one transaction: claim the receipt (idempotency key, or the job id for a
- * keyless write), validate and apply through the command, store the response, commit. Any
- * business error rolls everything back, so the key stays free. A dry run skips the receipt and
- * runs read-only.
+ * Runs one write in one transaction: validate and apply through the command, then record the
+ * response under its receipt (idempotency key, or the job id for a keyless write) and commit.
+ * If the receipt already holds an earlier write's response, everything rolls back and that
+ * response is the answer. Any business error rolls everything back, so the key stays free;
+ * the receipt is checked then too, since a refused write may be the second delivery of one
+ * that committed. A dry run skips the receipt and runs read-only.
  */
 export async function runWrite(
   pool: DatabasePool,
@@ -58,46 +66,56 @@ export async function runWrite(
     ? { institutionId: job.institution.id, source: 'client', key: job.idempotencyKey }
     : { institutionId: job.institution.id, source: 'job', key: options.jobId };
   try {
-    const outcome: CommandOutcome = await pool.transaction(async (db) => {
-      if (options.dryRun) {
-        await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
-      } else {
-        const earlier = await claimReceipt(
-          db,
-          receipt,
-          job.fingerprint,
-          options.idempotencyTtlSeconds,
-        );
-        if (earlier) {
-          if (earlier.fingerprint !== job.fingerprint) throw errors.idempotencyKeyMismatch();
-          throw new Replay({
-            ok: true,
-            status: earlier.status,
-            body: earlier.body,
-            location: earlier.location,
-            replayed: true,
-          });
-        }
-      }
+    const outcome = await pool.transaction(async (db) => {
+      if (options.dryRun) await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
       const result = await command.execute(
         { db, institution: job.institution, dryRun: options.dryRun, now: new Date().toISOString() },
         job.request,
       );
-      if (!options.dryRun) await storeReceipt(db, receipt, result);
+      if (!options.dryRun) {
+        const earlier = await storeReceipt(
+          db,
+          receipt,
+          job.fingerprint,
+          options.idempotencyTtlSeconds,
+          result,
+        );
+        if (earlier) throw new Replay(answerFrom(earlier, job));
+      }
       return result;
     });
     return { ok: true, ...outcome, location: outcome.location ?? null, replayed: false };
   } catch (error) {
     if (error instanceof Replay) return error.result;
-    if (error instanceof ApiError) return failure(error);
-    if (error instanceof IntegrityConstraintViolationError && error.constraint) {
-      const meaning = command.constraints?.[error.constraint];
-      if (meaning) {
-        return failure(
-          typeof meaning === 'function' ? meaning() : errors.validationFailed([meaning]),
-        );
-      }
-    }
-    throw error;
+    const answer = refusal(command, error);
+    if (options.dryRun) return answer;
+    const earlier = await findReceipt(pool, receipt);
+    return earlier ? answerFrom(earlier, job) : answer;
   }
+}
+
+/** What a write whose key already holds a response gets: that response, or a mismatch. */
+function answerFrom(earlier: StoredResponse, job: WriteJob): WriteResult {
+  if (earlier.fingerprint !== job.fingerprint) return failure(errors.idempotencyKeyMismatch());
+  return {
+    ok: true,
+    status: earlier.status,
+    body: earlier.body,
+    location: earlier.location,
+    replayed: true,
+  };
+}
+
+/** The answer to a refused write: its business error; anything else is rethrown. */
+function refusal(command: Command, error: unknown): WriteResult {
+  if (error instanceof ApiError) return failure(error);
+  if (error instanceof IntegrityConstraintViolationError && error.constraint) {
+    const meaning = command.constraints?.[error.constraint];
+    if (meaning) {
+      return failure(
+        typeof meaning === 'function' ? meaning() : errors.validationFailed([meaning]),
+      );
+    }
+  }
+  throw error;
 }

@@ -36,6 +36,10 @@ export async function createDatabasePool(url: string, options: PoolOptions): Pro
     statementTimeout: 15_000,
     idleInTransactionSessionTimeout: 30_000,
     captureStackTrace: false,
+    // Slonik's default sends DISCARD ALL whenever a connection goes back to the pool: one more
+    // round trip per query or transaction. Nothing here leaves session state behind (the only
+    // SETs are transaction-scoped), so there is nothing to discard.
+    resetConnection: async () => {},
   });
   // Slonik also emits every failed query on the pool; without a listener Node would replace the
   // typed error (a unique violation, say) by ERR_UNHANDLED_ERROR. Callers get the error anyway.

@@ -32,42 +32,35 @@ const toStored = (row: z.infer<typeof receiptRow>): StoredResponse => ({
 });
 
 /**
- * Claims a key inside the write's transaction. Returns null when this transaction now owns the
- * key (new, or the old one had expired), else the committed response of the earlier write. A
- * concurrent claim of the same key waits here until the other transaction ends.
+ * Records a write's response under its key, inside the write's own transaction, as its last
+ * statement. Returns null when this transaction now holds the key (new, or the old receipt had
+ * expired), else the response an earlier write committed under it; the caller then rolls back.
+ * A concurrent write of the same key waits here until the other transaction ends, so exactly
+ * one of them commits.
  */
-export async function claimReceipt(
+export async function storeReceipt(
   db: DatabaseTransactionConnection,
   receipt: ReceiptKey,
   fingerprint: string,
   ttlSeconds: number,
+  response: { status: number; body: JsonObject; location?: string | undefined },
 ): Promise<StoredResponse | null> {
-  const claimed = await db.maybeOne(sql.type(z.object({ claimed: z.boolean() }))`
-    INSERT INTO write_receipts (institution_id, source, key, fingerprint, expires_at)
+  const stored = await db.maybeOne(sql.type(z.object({ stored: z.boolean() }))`
+    INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                response_body, location, expires_at)
     VALUES (${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint},
+            ${response.status}, ${sql.json(response.body)}, ${response.location ?? null},
             now() + make_interval(secs => ${ttlSeconds}))
     ON CONFLICT (institution_id, source, key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, response_body = NULL,
-          location = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+      SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+          response_body = EXCLUDED.response_body, location = EXCLUDED.location,
+          created_at = now(), expires_at = EXCLUDED.expires_at
       WHERE write_receipts.expires_at <= now()
-    RETURNING true AS claimed`);
-  if (claimed) return null;
+    RETURNING true AS stored`);
+  if (stored) return null;
   const existing = await findReceipt(db, receipt);
-  if (!existing) throw new Error('write receipt vanished while claimed');
+  if (!existing) throw new Error('write receipt vanished while held');
   return existing;
-}
-
-export async function storeReceipt(
-  db: DatabaseTransactionConnection,
-  receipt: ReceiptKey,
-  response: { status: number; body: JsonObject; location?: string | undefined },
-): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE write_receipts
-    SET status_code = ${response.status}, response_body = ${sql.json(response.body)},
-        location = ${response.location ?? null}
-    WHERE institution_id = ${receipt.institutionId} AND source = ${receipt.source}
-      AND key = ${receipt.key}`);
 }
 
 /** The unexpired, completed response stored under a key, if any. */

@@ -3,6 +3,10 @@
  * Idempotency-Key each, through API and worker processes, next to a bare Express + pg insert
  * measured in the same run; then replays the same keys, and repeats with two workers.
  *
+ * Where /proc is readable it also prints the CPU each request cost each process: the HTTP
+ * server, the workers, the Postgres backends of the scratch database and the Redis server (when
+ * they run on this machine) and the load generator itself.
+ *
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * BENCH_SECONDS (per phase, default 15), BENCH_CONNECTIONS (default 50).
  */
@@ -12,8 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
 import { createRedis } from '../common/redis.js';
+import { cpuPerRequest, readCpu } from './cpuTime.js';
 import { freePort, spawnProcess, stop, until } from './processes.js';
 import { createScratchDatabase } from './scratch.js';
+import { z } from 'zod';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -27,7 +33,12 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU milliseconds per request by process group, where /proc can tell. */
+  cpu: Record<string, number> | null;
 }
+
+/** The processes of the phase, by group, at the moment of asking. */
+type ProcessGroups = () => Promise<Record<string, number[]>>;
 
 async function load(
   phase: string,
@@ -35,7 +46,9 @@ async function load(
   headers: Record<string, string>,
   body: string,
   nextKey: (() => string) | null,
+  processes: ProcessGroups,
 ): Promise<Row> {
+  const before = await readCpu(await processes());
   const result = await autocannon({
     url,
     connections,
@@ -56,6 +69,7 @@ async function load(
         }
       : {}),
   });
+  const after = await readCpu(await processes());
   return {
     phase,
     requests: result.requests.total,
@@ -63,8 +77,12 @@ async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    cpu: before && after ? cpuPerRequest(before, after, result.requests.total) : null,
   };
 }
+
+const isLocal = (url: string) =>
+  ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
 
 async function main() {
   const scratch = await createScratchDatabase(databaseBase, 'writes');
@@ -96,6 +114,31 @@ async function main() {
       PORT: '0',
     };
 
+    // Postgres backends and the Redis server count only when they run on this machine.
+    const postgresPids = async () =>
+      isLocal(scratch.url)
+        ? (
+            await pool.anyFirst(sql.type(z.object({ pid: z.number() }))`
+              SELECT pid FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+          ).map(Number)
+        : [];
+    const redisInfo = createRedis(redisUrl, 'blocking');
+    const redisPid = isLocal(redisUrl)
+      ? Number(/process_id:(\d+)/.exec(await redisInfo.info('server'))?.[1] ?? 0)
+      : 0;
+    redisInfo.disconnect();
+    const groups =
+      (server: () => number[], workers: () => number[]): ProcessGroups =>
+      async () => ({
+        'HTTP server': server(),
+        workers: workers(),
+        Postgres: await postgresPids(),
+        Redis: redisPid ? [redisPid] : [],
+        'load generator': [process.pid],
+      });
+    const pidsOf = (list: ChildProcess[]) => list.map((child) => child.pid ?? 0);
+
     const basePort = await freePort();
     const baseline = spawnProcess('bench/baselineServer.js', {
       ...env,
@@ -111,27 +154,56 @@ async function main() {
         body,
       }).then((response) => response.status === 201);
     await until('the baseline server', () => post(baseUrl, {}));
-    rows.push(await load('baseline: express + pg insert', baseUrl, {}, body, null));
+    rows.push(
+      await load(
+        'baseline: express + pg insert',
+        baseUrl,
+        {},
+        body,
+        null,
+        groups(
+          () => pidsOf([baseline]),
+          () => [],
+        ),
+      ),
+    );
     await stop(baseline);
 
     const apiPort = await freePort();
-    children.push(spawnProcess('api/main.js', { ...env, PORT: String(apiPort) }));
-    children.push(spawnProcess('worker/main.js', env));
+    const api = spawnProcess('api/main.js', { ...env, PORT: String(apiPort) });
+    const workers = [spawnProcess('worker/main.js', env)];
+    children.push(api, ...workers);
+    const fullPath = groups(
+      () => pidsOf([api]),
+      () => pidsOf(workers),
+    );
     const url = `http://127.0.0.1:${apiPort}/api/v1/gifts`;
     const auth = { 'X-Service-API-Key': apiKey.key };
     await until('the API and a worker', () => post(url, auth));
 
     let issued = 0;
-    rows.push(await load('full path, 1 worker', url, auth, body, () => `bench-${issued++}`));
+    rows.push(
+      await load('full path, 1 worker', url, auth, body, () => `bench-${issued++}`, fullPath),
+    );
     const firstRun = issued;
     let replayed = 0;
     rows.push(
-      await load('replays of those keys', url, auth, body, () => `bench-${replayed++ % firstRun}`),
+      await load(
+        'replays of those keys',
+        url,
+        auth,
+        body,
+        () => `bench-${replayed++ % firstRun}`,
+        fullPath,
+      ),
     );
 
-    children.push(spawnProcess('worker/main.js', env));
+    workers.push(spawnProcess('worker/main.js', env));
+    children.push(workers[1]!);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    rows.push(await load('full path, 2 workers', url, auth, body, () => `bench-${issued++}`));
+    rows.push(
+      await load('full path, 2 workers', url, auth, body, () => `bench-${issued++}`, fullPath),
+    );
 
     const stored = Number(await pool.oneFirst(sql.unsafe`SELECT count(*) FROM gifts`));
     const keyed = Number(
@@ -164,6 +236,20 @@ function print(rows: Row[], stored: number, keyed: number) {
     `\nWrite benchmark: ${connections} connections, ${seconds} s per phase, ${new Date().toISOString()}`,
   );
   console.table(table);
+  if (rows.every((row) => row.cpu)) {
+    console.log('CPU milliseconds per request, by process (from /proc):');
+    console.table(
+      rows.map((row) => {
+        const cpu = row.cpu!;
+        const total = Object.values(cpu).reduce((sum, value) => sum + value, 0);
+        return {
+          phase: row.phase,
+          ...Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, ms.toFixed(2)])),
+          total: total.toFixed(2),
+        };
+      }),
+    );
+  }
   console.log(
     `gifts stored by the full path and baseline: ${stored}; idempotency receipts: ${keyed}`,
   );

@@ -10,6 +10,7 @@ import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
+import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
 import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method } from './routes.js';
@@ -25,6 +26,8 @@ export interface AppDeps {
   metrics: ApiMetrics;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  /** Requests per second per API key; 0 turns the limit off. */
+  rateLimitPerSecond: number;
   /** The queue dashboard at /admin/queues; absent (404) unless ADMIN_TOKEN is configured. */
   admin?: AdminDashboardOptions | null;
 }
@@ -125,7 +128,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   for (const path of new Set(routes.map((route) => route.path)))
     api.all(path, label(`/api/v1${path}`));
-  api.use(requireApiKey(deps.pool));
+  api.use(requireApiKey(deps.pool), rateLimit(deps.rateLimitPerSecond));
   // Each path's handlers, then its 405, before the next path: a fixed path such as
   // /scholarships/awarded-students answers 405 itself rather than falling to /scholarships/:id.
   const methodsByPath = new Map<string, Method[]>();

@@ -43,6 +43,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     logger,
     metrics,
     metricsToken: config.METRICS_TOKEN ?? null,
+    rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
     admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queue } : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });

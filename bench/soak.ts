@@ -90,6 +90,7 @@ async function main() {
       LOG_LEVEL: 'warn',
       PORT: String(port),
       DATABASE_POOL_SIZE: String(API_POOL),
+      RATE_LIMIT_PER_SECOND: '1000000',
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
     };
     const api = spawnProcess('api/main.js', env);

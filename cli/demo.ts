@@ -145,27 +145,38 @@ async function portIsFree(port: number): Promise<boolean> {
 type Body = Record<string, unknown>;
 type Created = Body & { id: number };
 
+const retryable = new Set([429, 503, 504]);
+const MAX_ATTEMPTS = 20;
+
 class ApiClient {
   constructor(
     private readonly baseUrl: string,
     private readonly key: string,
   ) {}
 
+  /**
+   * As a client should: a 429 waits its Retry-After and a 503 or 504 a moment, then the same
+   * request goes again under the same Idempotency-Key, which makes the retry safe.
+   */
   async send(method: string, path: string, body: Body, idempotencyKey: string): Promise<Created> {
-    const response = await fetch(`${this.baseUrl}/api/v1${path}`, {
-      method,
-      headers: {
-        'X-Service-API-Key': this.key,
-        'Content-Type': 'application/json',
-        'Idempotency-Key': idempotencyKey,
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) {
-      throw new DemoError(`${method} ${path} answered ${response.status}: ${text}`);
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await fetch(`${this.baseUrl}/api/v1${path}`, {
+        method,
+        headers: {
+          'X-Service-API-Key': this.key,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': idempotencyKey,
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.ok) return JSON.parse(text) as Created;
+      if (!retryable.has(response.status) || attempt === MAX_ATTEMPTS) {
+        throw new DemoError(`${method} ${path} answered ${response.status}: ${text}`);
+      }
+      const waitSeconds = Number(response.headers.get('Retry-After') ?? 1) || 1;
+      await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
     }
-    return JSON.parse(text) as Created;
   }
 
   create(path: string, body: Body, key: string): Promise<Created> {

@@ -19,6 +19,8 @@ const configSchema = z.object({
     .default('dgm'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: positiveInt(20),
+  /** Requests per second one API key may make to one API process; 0 turns the limit off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
   /** Optional bearer token protecting GET /metrics on the API. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**

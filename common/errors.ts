@@ -164,6 +164,16 @@ export const errors = {
       },
       { 'Retry-After': '1' },
     ),
+  rateLimited: (retryAfterSeconds: number) =>
+    new ApiError(
+      429,
+      {
+        type: 'rate_limit_error',
+        code: 'rate_limited',
+        message: `Too many requests with this API key. Retry after ${retryAfterSeconds} s.`,
+      },
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   writeTimeout: () =>
     new ApiError(504, {
       type: 'api_error',

@@ -66,6 +66,7 @@ describe('configuration', () => {
       'Invalid configuration: DATABASE_URL is required',
     ],
     ['worker/main.js', 'WORKER_CONCURRENCY', '0', 'Invalid configuration: WORKER_CONCURRENCY'],
+    ['api/main.js', 'RATE_LIMIT_PER_SECOND', '-1', 'Invalid configuration: RATE_LIMIT_PER_SECOND'],
   ])('%s with %s=%s stops with one line naming it', async (entry, name, value, message) => {
     const env = configEnv(service.config);
     if (value === undefined) delete env[name];

@@ -35,6 +35,7 @@ const samples = {
   ]),
   idempotency_key_request_mismatch: errors.idempotencyKeyMismatch(),
   internal_error: errors.internal(),
+  rate_limited: errors.rateLimited(1),
   service_unavailable: errors.serviceUnavailable(),
   write_timeout: errors.writeTimeout(),
 } satisfies Record<string, ApiError>;
@@ -68,6 +69,8 @@ const when: Record<ErrorCode, string> = {
   idempotency_key_request_mismatch:
     'The Idempotency-Key was used within 24 hours for a different request.',
   internal_error: 'A bug on our side. The body carries no stack trace or SQL.',
+  rate_limited:
+    'The API key made more requests this second than the service allows (`RATE_LIMIT_PER_SECOND`, 100 by default). `Retry-After` says when to try again; the request did nothing.',
   service_unavailable: 'PostgreSQL or Redis cannot be reached. `Retry-After` is set.',
   write_timeout:
     'The write was queued but its result did not come in time. Retrying with the same Idempotency-Key is safe and returns the outcome once known.',

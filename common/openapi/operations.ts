@@ -32,7 +32,7 @@ export interface Needs {
   errors: Map<string, JsonSchema>;
 }
 
-const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key'];
+const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited'];
 const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
 
 const pascal = (text: string) =>
@@ -56,7 +56,7 @@ function errorResponses(codes: readonly ErrorCode[], needs: Needs): Record<strin
       description: describeCodes(group),
       headers: {
         ...requestIdHeader,
-        ...(status === 503 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
+        ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
       },
       content: {
         'application/json': {

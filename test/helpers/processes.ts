@@ -27,6 +27,7 @@ export const configEnv = (
   CURSOR_SECRET: config.CURSOR_SECRET,
   QUEUE_PREFIX: config.QUEUE_PREFIX,
   WRITE_TIMEOUT_MS: String(config.WRITE_TIMEOUT_MS),
+  RATE_LIMIT_PER_SECOND: String(config.RATE_LIMIT_PER_SECOND),
   LOG_LEVEL: 'info',
   ...overrides,
 });

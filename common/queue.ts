@@ -9,12 +9,17 @@ export const WRITE_JOB = 'write';
 export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
 
 /**
- * Finished jobs are kept briefly: a waiter that subscribes just after a fast job finished must
- * still find its result ("Missing key for job" otherwise). Failures are kept for inspection.
+ * How long Redis keeps the traces of a finished write: its completed job (for inspection on the
+ * dashboard) and its key's done marker (so a prompt retry replays without a job). Postgres keeps
+ * the receipt for IDEMPOTENCY_TTL_SECONDS; a retry after this window still replays, through a
+ * worker. Bounds Redis memory to the writes of the last few minutes.
  */
+export const FINISHED_RETENTION_SECONDS = 300;
+
+/** Failures are kept a day for inspection. */
 export const writeJobOptions: JobsOptions = {
   attempts: 1,
-  removeOnComplete: { age: 300, count: 50_000 },
+  removeOnComplete: { age: FINISHED_RETENTION_SECONDS, count: 50_000 },
   removeOnFail: { age: 24 * 3600 },
 };
 

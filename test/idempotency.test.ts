@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../common/idempotency/lock.js';
 import { insertApiKey } from '../common/institutions.js';
-import { WRITE_QUEUE } from '../common/queue.js';
+import { FINISHED_RETENTION_SECONDS, WRITE_QUEUE } from '../common/queue.js';
 import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { sleep, waitFor } from './helpers/wait.js';
@@ -265,8 +265,12 @@ describe('in flight', () => {
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.body.id).toBe(original.body.id);
-    // The lease became the key's done marker, holding no lease token.
+    // The lease became the key's done marker, holding no lease token, kept only for the
+    // retention window: Redis memory follows the writes of the last minutes, not of a day.
     expect(await service.redis.get(lockKey)).toMatch(/^done:/);
+    const markerTtl = await service.redis.ttl(lockKey);
+    expect(markerTtl).toBeGreaterThan(0);
+    expect(markerTtl).toBeLessThanOrEqual(FINISHED_RETENTION_SECONDS);
   });
 
   test('20 concurrent requests with one key create exactly one row', async () => {
@@ -310,6 +314,47 @@ describe('in flight', () => {
       sql.unsafe`SELECT count(*)::int FROM donors WHERE lower(email) = 'race@example.org'`,
     );
     expect(stored).toBe(1);
+  });
+});
+
+describe('the done marker in Redis is a shortcut, Postgres the record', () => {
+  const markerOf = (key: string) =>
+    lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
+
+  test('a retry whose marker is gone (Redis lost it) still replays, through a worker', async () => {
+    const first = await postGift('marker-lost', gift({ subject: 'Marker lost' }));
+    expect(first.status).toBe(201);
+    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^done:/);
+    await service.redis.del(markerOf('marker-lost'));
+    const before = { gifts: await giftCount(), jobs: await jobCount() };
+
+    const retry = await postGift('marker-lost', gift({ subject: 'Marker lost' }));
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await giftCount()).toBe(before.gifts);
+    expect(await jobCount()).toBe(before.jobs + 1);
+    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^done:/);
+
+    const other = await postGift('marker-lost', gift({ subject: 'Another body' }));
+    expect(other.status).toBe(422);
+    expect(other.body.error?.code).toBe('idempotency_key_request_mismatch');
+  });
+
+  test('a marker that outlived its receipt does not hold the key: the retry is a new write', async () => {
+    const first = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
+    expect(first.status).toBe(201);
+    await service.db.query(sql.unsafe`
+      UPDATE write_receipts SET expires_at = now() - interval '1 second'
+      WHERE institution_id = ${service.tenant.institutionId} AND key = 'receipt-gone'`);
+    expect(await service.redis.get(markerOf('receipt-gone'))).toMatch(/^done:/);
+    const before = await giftCount();
+
+    const again = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(await giftCount()).toBe(before + 1);
   });
 });
 

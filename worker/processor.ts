@@ -7,6 +7,7 @@ import { errors } from '../common/errors.js';
 import { lockKeyFor, markDone, releaseLock } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
+import { FINISHED_RETENTION_SECONDS } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 
 export interface ProcessorDeps {
@@ -62,7 +63,12 @@ export function createProcessor(deps: ProcessorDeps) {
       // without a job; a refused write left nothing behind, so the key is free again.
       const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
       const finish = result.ok
-        ? markDone(deps.redis, lockKey, data.lockToken, deps.idempotencyTtlSeconds)
+        ? markDone(
+            deps.redis,
+            lockKey,
+            data.lockToken,
+            Math.min(deps.idempotencyTtlSeconds, FINISHED_RETENTION_SECONDS),
+          )
         : releaseLock(deps.redis, lockKey, data.lockToken);
       await finish.catch(() => {});
     }

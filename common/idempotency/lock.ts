@@ -69,8 +69,9 @@ export async function releaseLock(redis: Redis, key: string, token: string): Pro
 }
 
 /**
- * Marks the key done for as long as its receipt lives, if this token still holds the lease
- * (a lease that ran out may already belong to a newer attempt, which will mark it itself).
+ * Marks the key done for `ttlSeconds` (at most as long as its receipt lives), if this token
+ * still holds the lease (a lease that ran out may already belong to a newer attempt, which will
+ * mark it itself).
  */
 export async function markDone(
   redis: Redis,

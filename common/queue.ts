@@ -23,11 +23,21 @@ export const writeJobOptions: JobsOptions = {
   removeOnFail: { age: 24 * 3600 },
 };
 
+/**
+ * The API learns each write's outcome from the queue's event stream, which Redis trims to this
+ * many events (BullMQ's default is 10,000: about two seconds of writes at full speed, five events
+ * each). An API process that falls behind for longer (a long GC pause, a starved CPU) would
+ * find its outcomes trimmed away and answer 504 to writes that succeeded. 100,000 events cover
+ * about 20 s at 1,000 writes/s, for some 14 MB of Redis.
+ */
+export const EVENT_STREAM_MAX_LENGTH = 100_000;
+
 export function createWriteQueue(connection: ConnectionOptions, prefix: string): WriteQueue {
   const queue: WriteQueue = new Queue(WRITE_QUEUE, {
     connection,
     prefix,
     defaultJobOptions: writeJobOptions,
+    streams: { events: { maxLen: EVENT_STREAM_MAX_LENGTH } },
   });
   queue.setMaxListeners(0);
   return queue;

@@ -1,3 +1,4 @@
+import { EVENT_STREAM_MAX_LENGTH, WRITE_QUEUE } from '../common/queue.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 let service: TestService;
@@ -19,4 +20,9 @@ test('creates a donor through the queue', async () => {
   });
   expect(response.status).toBe(201);
   expect(await service.count('donors')).toBe(1);
+});
+
+test('the queue keeps enough events for an API process that falls behind to find its outcomes', async () => {
+  const meta = `${service.config.QUEUE_PREFIX}:${WRITE_QUEUE}:meta`;
+  expect(await service.redis.hget(meta, 'opts.maxLenEvents')).toBe(String(EVENT_STREAM_MAX_LENGTH));
 });

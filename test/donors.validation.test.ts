@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
-import {
-  startTestService,
-  type ApiResponse,
-  type Tenant,
-  type TestService,
-} from './helpers/harness.js';
+import { expectSameFailureThreeWays } from './helpers/threeWays.js';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 
 /**
  * Every validation rule of a donor (product.md §4 "Donor"), on create and on update. Each failure
@@ -13,22 +9,6 @@ import {
  * the same status, code and errors[], and none may write anything.
  */
 
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-interface ErrorBody {
-  type: string;
-  code: string;
-  message: string;
-  param?: string;
-  errors?: FieldErrorBody[];
-  request_id: string;
-}
-interface ErrorEnvelope {
-  error: ErrorBody;
-}
 type Body = Record<string, unknown>;
 type Expected = ReadonlyArray<readonly [param: string, code: string]>;
 
@@ -101,52 +81,17 @@ async function snapshot(): Promise<unknown> {
   };
 }
 
-const sortErrors = (list: Expected) =>
-  [...list].map(([param, code]) => `${param}:${code}`).sort((a, b) => a.localeCompare(b));
-
-function expectValidationFailure(response: ApiResponse, expected: Expected): ErrorBody {
-  expect(response.status).toBe(422);
-  const { error } = response.body as unknown as ErrorEnvelope;
-  expect(error.type).toBe('invalid_request_error');
-  expect(error.code).toBe('validation_failed');
-  expect(error.request_id).toBe(response.headers.get('Request-Id'));
-  const errors = error.errors ?? [];
-  expect(sortErrors(errors.map((item) => [item.param, item.code] as const))).toEqual(
-    sortErrors(expected),
+/** The real call, then both dry-run forms, each with its own Idempotency-Key: the same answer, nothing written. */
+const runThreeWays = (method: 'POST' | 'PATCH', path: string, body: Body, expected: Expected) =>
+  expectSameFailureThreeWays(
+    service,
+    path,
+    method,
+    body,
+    expected.map(([param, code]) => ({ param, code })),
+    snapshot,
+    { headers: () => ({ 'Idempotency-Key': randomUUID() }) },
   );
-  for (const item of errors) expect(item.message).toEqual(expect.any(String));
-  expect(error.param).toBe(errors[0]?.param);
-  return error;
-}
-
-const withoutRequestId = (error: ErrorBody) => ({ ...error, request_id: undefined });
-
-/** The real call, then both dry-run forms; each gets its own Idempotency-Key. */
-async function runThreeWays(
-  method: 'POST' | 'PATCH',
-  path: string,
-  body: Body,
-  expected: Expected,
-): Promise<void> {
-  const before = await snapshot();
-  const call = (suffix: string, headers: Record<string, string>) =>
-    service.call(method, `${path}${suffix}`, {
-      body,
-      headers: { 'Idempotency-Key': randomUUID(), ...headers },
-    });
-
-  const real = await call('', {});
-  const realError = expectValidationFailure(real, expected);
-  const dryQuery = await call('?dry_run=true', {});
-  const dryHeader = await call('', { 'Dry-Run': 'true' });
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId((dry.body as unknown as ErrorEnvelope).error)).toEqual(
-      withoutRequestId(realError),
-    );
-  }
-  expect(await snapshot()).toEqual(before);
-}
 
 const long = (length: number) => 'x'.repeat(length);
 const longEmail = (length: number) => `${'a'.repeat(length - '@example.org'.length)}@example.org`;

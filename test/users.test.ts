@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
+import { expectSameFailureThreeWays, type ErrorEnvelope } from './helpers/threeWays.js';
 import {
   startTestService,
   type ApiResponse,
@@ -24,22 +25,7 @@ interface User {
   created_at: string;
   updated_at: string;
 }
-interface FieldErrorBody {
-  param: string;
-  code: string;
-  message: string;
-}
-interface ErrorBody {
-  type: string;
-  code: string;
-  message: string;
-  param?: string;
-  errors?: FieldErrorBody[];
-  request_id: string;
-}
-interface ErrorEnvelope {
-  error: ErrorBody;
-}
+type ErrorBody = ErrorEnvelope['error'];
 type Body = Record<string, unknown>;
 type Expected = ReadonlyArray<readonly [param: string, code: string]>;
 
@@ -101,42 +87,16 @@ function expectError(response: ApiResponse, status: number, type: string, code: 
   return error;
 }
 
-const sortErrors = (list: Expected) =>
-  [...list].map(([param, code]) => `${param}:${code}`).sort((a, b) => a.localeCompare(b));
-
-function expectValidationFailure(response: ApiResponse, expected: Expected): ErrorBody {
-  const error = expectError(response, 422, 'invalid_request_error', 'validation_failed');
-  expect(error.request_id).toBe(response.headers.get('Request-Id'));
-  const errors = error.errors ?? [];
-  expect(sortErrors(errors.map((item) => [item.param, item.code] as const))).toEqual(
-    sortErrors(expected),
+/** The real call, then both dry-run forms: the same answer, nothing written. */
+const runThreeWays = (method: 'POST' | 'PATCH', path: string, body: Body, expected: Expected) =>
+  expectSameFailureThreeWays(
+    service,
+    path,
+    method,
+    body,
+    expected.map(([param, code]) => ({ param, code })),
+    snapshot,
   );
-  for (const item of errors) expect(item.message).toEqual(expect.any(String));
-  expect(error.param).toBe(errors[0]?.param);
-  return error;
-}
-
-const withoutRequestId = (error: ErrorBody) => ({ ...error, request_id: undefined });
-
-async function runThreeWays(
-  method: 'POST' | 'PATCH',
-  path: string,
-  body: Body,
-  expected: Expected,
-): Promise<void> {
-  const before = await snapshot();
-  const real = await service.call(method, path, { body });
-  const realError = expectValidationFailure(real, expected);
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body });
-  const dryHeader = await service.call(method, path, { body, headers: { 'Dry-Run': 'true' } });
-  for (const dry of [dryQuery, dryHeader]) {
-    expect(dry.status).toBe(real.status);
-    expect(withoutRequestId((dry.body as unknown as ErrorEnvelope).error)).toEqual(
-      withoutRequestId(realError),
-    );
-  }
-  expect(await snapshot()).toEqual(before);
-}
 
 const long = (length: number) => 'x'.repeat(length);
 const longEmail = (length: number) => `${'a'.repeat(length - '@example.org'.length)}@example.org`;

@@ -47,6 +47,11 @@ export const invalid = (errors: Array<{ param: string; code: string }>): Expecte
   errors,
 });
 
+export interface ThreeWaysOptions {
+  /** Headers for each of the three calls, made afresh per call (an Idempotency-Key, say). */
+  headers?: () => Record<string, string>;
+}
+
 /**
  * Runs one body as a real call, a `?dry_run=true` call and a `Dry-Run: true` call: the real call
  * is the expected error, both dry runs answer exactly the same, and nothing in `snapshot` changes.
@@ -58,14 +63,19 @@ export async function expectSameErrorThreeWays(
   body: Record<string, unknown> | (() => Record<string, unknown>),
   expected: ExpectedError,
   snapshot: () => Promise<unknown>,
+  options: ThreeWaysOptions = {},
 ): Promise<void> {
   const make = typeof body === 'function' ? body : () => body;
+  const headers = options.headers ?? (() => ({}));
   const before = await snapshot();
-  const real = await service.call(method, path, { body: make() });
-  const dryQuery = await service.call(method, `${path}?dry_run=true`, { body: make() });
+  const real = await service.call(method, path, { body: make(), headers: headers() });
+  const dryQuery = await service.call(method, `${path}?dry_run=true`, {
+    body: make(),
+    headers: headers(),
+  });
   const dryHeader = await service.call(method, path, {
     body: make(),
-    headers: { 'Dry-Run': 'true' },
+    headers: { ...headers(), 'Dry-Run': 'true' },
   });
 
   expect(real.status).toBe(expected.status);
@@ -75,6 +85,7 @@ export async function expectSameErrorThreeWays(
   expect(error.request_id).toBe(real.headers.get('Request-Id'));
   if (expected.errors) {
     expect(fieldErrors(real).sort(byParam)).toEqual([...expected.errors].sort(byParam));
+    for (const item of error.errors ?? []) expect(item.message).toEqual(expect.any(String));
     expect(error.param).toBe(error.errors?.[0]?.param);
   } else {
     expect(error.errors).toBeUndefined();
@@ -94,4 +105,5 @@ export const expectSameFailureThreeWays = (
   body: Record<string, unknown> | (() => Record<string, unknown>),
   expected: Array<{ param: string; code: string }>,
   snapshot: () => Promise<unknown>,
-) => expectSameErrorThreeWays(service, path, method, body, invalid(expected), snapshot);
+  options: ThreeWaysOptions = {},
+) => expectSameErrorThreeWays(service, path, method, body, invalid(expected), snapshot, options);

@@ -1,7 +1,13 @@
 import type { QueueEvents } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import type { Command } from '../common/commands/command.js';
-import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
+import {
+  answerFrom,
+  failure,
+  runWrite,
+  type WriteJob,
+  type WriteResult,
+} from '../common/commands/runWrite.js';
 import type { Config } from '../common/config.js';
 import { ApiError, errors } from '../common/errors.js';
 import { findReceipt } from '../common/idempotency/receipts.js';
@@ -67,17 +73,7 @@ export class WriteGateway {
         source: 'client',
         key,
       });
-      if (completed) {
-        if (completed.fingerprint !== job.fingerprint)
-          return failure(errors.idempotencyKeyMismatch());
-        return {
-          ok: true,
-          status: completed.status,
-          body: completed.body,
-          location: completed.location,
-          replayed: true,
-        };
-      }
+      if (completed) return answerFrom(completed, job);
       // The receipt expired before its marker did: the key is free.
       attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs, false);
     }

@@ -95,7 +95,7 @@ export async function runWrite(
 }
 
 /** What a write whose key already holds a response gets: that response, or a mismatch. */
-function answerFrom(earlier: StoredResponse, job: WriteJob): WriteResult {
+export function answerFrom(earlier: StoredResponse, job: WriteJob): WriteResult {
   if (earlier.fingerprint !== job.fingerprint) return failure(errors.idempotencyKeyMismatch());
   return {
     ok: true,

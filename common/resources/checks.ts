@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql } from 'slonik';
 import type { CommandContext } from '../commands/command.js';
 import type { FieldError, FieldErrorCode } from '../errors.js';
 
@@ -64,18 +64,34 @@ export async function checkReference(
   return null;
 }
 
-/** Case-insensitive uniqueness of an email within an institution, ignoring the record itself. */
-export async function isEmailTaken(
-  db: CommonQueryMethods,
-  table: 'users' | 'donors',
-  institutionId: number,
-  email: string,
+/**
+ * The values unique within an institution, each compared as its unique index compares it:
+ * emails, cycle names and student numbers case-insensitively (indexed on lower()), fund codes
+ * exactly.
+ */
+const uniqueValues = {
+  'users.email': { table: 'users', column: 'email', ignoreCase: true },
+  'donors.email': { table: 'donors', column: 'email', ignoreCase: true },
+  'award_cycles.name': { table: 'award_cycles', column: 'name', ignoreCase: true },
+  'students.student_number': { table: 'students', column: 'student_number', ignoreCase: true },
+  'funds.code': { table: 'funds', column: 'code', ignoreCase: false },
+} as const;
+
+/** Whether another record of the institution already holds this value (the record itself aside). */
+export function isTaken(
+  ctx: CommandContext,
+  unique: keyof typeof uniqueValues,
+  value: string,
   exceptId: number | null,
 ): Promise<boolean> {
-  return db.exists(sql.unsafe`
+  const { table, column, ignoreCase } = uniqueValues[unique];
+  const held = sql.identifier([column]);
+  const matches = ignoreCase
+    ? sql.fragment`lower(${held}) = lower(${value})`
+    : sql.fragment`${held} = ${value}`;
+  return ctx.db.exists(sql.unsafe`
     SELECT 1 FROM ${sql.identifier([table])}
-    WHERE institution_id = ${institutionId} AND lower(email) = lower(${email})
-      AND id IS DISTINCT FROM ${exceptId}`);
+    WHERE institution_id = ${ctx.institution.id} AND ${matches} AND id IS DISTINCT FROM ${exceptId}`);
 }
 
 export const alreadyInUse = (param: string, what: string): FieldError => ({

@@ -7,14 +7,9 @@ import {
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse } from '../checks.js';
+import { alreadyInUse, isTaken } from '../checks.js';
 import { presentAwardCycle } from './present.js';
-import {
-  findAwardCycle,
-  insertAwardCycle,
-  isAwardCycleNameTaken,
-  updateAwardCycle,
-} from './queries.js';
+import { findAwardCycle, insertAwardCycle, updateAwardCycle } from './queries.js';
 import {
   awardCycleDefaults,
   awardCycleInitialStatuses,
@@ -75,9 +70,9 @@ async function validateAwardCycle(
     });
   }
   if (validation.sent.has('name') && valid('name')) {
-    const taken = await isAwardCycleNameTaken(
-      ctx.db,
-      ctx.institution.id,
+    const taken = await isTaken(
+      ctx,
+      'award_cycles.name',
       String(record.name),
       existing?.id ?? null,
     );

@@ -14,19 +14,6 @@ export function findAwardCycle(
     SELECT ${columns} FROM award_cycles WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-/** Case-insensitive uniqueness of a cycle name within an institution, ignoring the cycle itself. */
-export function isAwardCycleNameTaken(
-  db: CommonQueryMethods,
-  institutionId: number,
-  name: string,
-  exceptId: number | null,
-): Promise<boolean> {
-  return db.exists(sql.unsafe`
-    SELECT 1 FROM award_cycles
-    WHERE institution_id = ${institutionId} AND lower(name) = lower(${name})
-      AND id IS DISTINCT FROM ${exceptId}`);
-}
-
 export function insertAwardCycle(
   db: CommonQueryMethods,
   institutionId: number,

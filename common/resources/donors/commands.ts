@@ -8,7 +8,7 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody, type BodyValidation } from '../../validation/validateBody.js';
-import { alreadyInUse, checkReference, isEmailTaken } from '../checks.js';
+import { alreadyInUse, checkReference, isTaken } from '../checks.js';
 import { presentDonor } from './present.js';
 import { deleteDonor, donorHasGifts, findDonor, insertDonor, updateDonor } from './queries.js';
 import {
@@ -75,13 +75,7 @@ async function validateDonor(
   const valid = (name: string) =>
     validation.sent.has(name) && !validation.invalid.has(name) && record[name] !== null;
   if (valid('email')) {
-    const taken = await isEmailTaken(
-      ctx.db,
-      'donors',
-      ctx.institution.id,
-      String(record.email),
-      existing?.id ?? null,
-    );
+    const taken = await isTaken(ctx, 'donors.email', String(record.email), existing?.id ?? null);
     if (taken) validation.errors.push(alreadyInUse('email', 'donor'));
   }
   if (valid('assigned_user_id')) {

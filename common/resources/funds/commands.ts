@@ -1,4 +1,3 @@
-import { sql } from 'slonik';
 import { pick, type CommandContext } from '../../commands/command.js';
 import {
   createCommand,
@@ -8,7 +7,7 @@ import {
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse } from '../checks.js';
+import { alreadyInUse, isTaken } from '../checks.js';
 import { centsToNumber, toCents } from './capacity.js';
 import { presentFund } from './present.js';
 import { committedAwards, findFund, insertFund, updateFund } from './queries.js';
@@ -41,9 +40,7 @@ async function validateFund(
   const record: Record<string, unknown> = { ...(existing ?? fundDefaults), ...validation.values };
   requireFields(record, fundRequired, validation);
   if (validation.sent.has('code') && !validation.invalid.has('code')) {
-    const taken = await ctx.db.exists(sql.unsafe`
-      SELECT 1 FROM funds WHERE institution_id = ${ctx.institution.id} AND code = ${String(record.code)}
-        AND id IS DISTINCT FROM ${existing?.id ?? null}`);
+    const taken = await isTaken(ctx, 'funds.code', String(record.code), existing?.id ?? null);
     if (taken) validation.errors.push(alreadyInUse('code', 'fund'));
   }
   // A limit may not fall below what live awards already commit. The update holds the fund row

@@ -7,9 +7,9 @@ import {
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse } from '../checks.js';
+import { alreadyInUse, isTaken } from '../checks.js';
 import { presentStudent } from './present.js';
-import { findStudent, insertStudent, isStudentNumberTaken, updateStudent } from './queries.js';
+import { findStudent, insertStudent, updateStudent } from './queries.js';
 import {
   studentDefaults,
   studentReadOnly,
@@ -40,7 +40,7 @@ async function validateStudent(
     !validation.invalid.has('student_number') &&
     typeof number === 'string'
   ) {
-    if (await isStudentNumberTaken(ctx.db, ctx.institution.id, number, existing?.id ?? null)) {
+    if (await isTaken(ctx, 'students.student_number', number, existing?.id ?? null)) {
       validation.errors.push(alreadyInUse('student_number', 'student'));
     }
   }

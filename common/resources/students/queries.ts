@@ -14,19 +14,6 @@ export function findStudent(
     SELECT ${columns} FROM students WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-/** Case-insensitive uniqueness of a student number within an institution, ignoring the student. */
-export function isStudentNumberTaken(
-  db: CommonQueryMethods,
-  institutionId: number,
-  studentNumber: string,
-  exceptId: number | null,
-): Promise<boolean> {
-  return db.exists(sql.unsafe`
-    SELECT 1 FROM students
-    WHERE institution_id = ${institutionId} AND lower(student_number) = lower(${studentNumber})
-      AND id IS DISTINCT FROM ${exceptId}`);
-}
-
 export function insertStudent(
   db: CommonQueryMethods,
   institutionId: number,

@@ -7,7 +7,7 @@ import {
 import { errors } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse, isEmailTaken } from '../checks.js';
+import { alreadyInUse, isTaken } from '../checks.js';
 import { presentUser } from './present.js';
 import { findUser, insertUser, updateUser } from './queries.js';
 import {
@@ -37,7 +37,7 @@ async function validateUser(
     !validation.invalid.has('email') &&
     typeof email === 'string'
   ) {
-    if (await isEmailTaken(ctx.db, 'users', ctx.institution.id, email, existing?.id ?? null)) {
+    if (await isTaken(ctx, 'users.email', email, existing?.id ?? null)) {
       validation.errors.push(alreadyInUse('email', 'user'));
     }
   }

@@ -11,6 +11,7 @@ import {
   waitForLog,
   type ServiceProcess,
 } from './helpers/processes.js';
+import { holdDonorRow } from './helpers/rowLock.js';
 import { sleep, waitFor } from './helpers/wait.js';
 
 type Body = Record<string, unknown> & { id: number; error?: { code: string } };
@@ -123,20 +124,7 @@ test('an idempotency lock whose API process died frees the key once its lease en
 test('a write whose API process answered 504 and then died still commits once, and replays through another API', async () => {
   const api = await spawnApi();
   const key = 'outlived-its-waiter';
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked = () => {};
-  const isLocked = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const holding = service.db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
-    locked();
-    await held;
-  });
-  await isLocked;
+  const hold = await holdDonorRow(service.db, donorId);
 
   try {
     const started = Date.now();
@@ -147,8 +135,7 @@ test('a write whose API process answered 504 and then died still commits once, a
     await killProcess(api.proc);
     expect(await giftsWithSubject(key)).toBe(0);
   } finally {
-    release();
-    await holding;
+    await hold.release();
   }
 
   let replay = await service.call<Body>('POST', '/api/v1/gifts', {

@@ -12,6 +12,7 @@ import {
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
+import { created, ISO_MS } from './helpers/responses.js';
 
 interface Award {
   id: number;
@@ -24,8 +25,6 @@ interface Award {
   created_at: string;
   updated_at: string;
 }
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let service: TestService;
 let other: Tenant;
@@ -49,13 +48,6 @@ const ids = {
   otherAward: 0,
 };
 let counter = 0;
-
-async function created<T = Record<string, unknown>>(response: Promise<ApiResponse<T>>): Promise<T> {
-  const result = await response;
-  if (result.status !== 201)
-    throw new Error(`expected 201, got ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body;
-}
 
 async function ok<T>(response: Promise<ApiResponse<T>>): Promise<T> {
   const result = await response;

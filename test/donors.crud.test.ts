@@ -6,6 +6,7 @@ import {
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
+import { ISO_MS } from './helpers/responses.js';
 
 /** Donor create, retrieve, update and delete over HTTP (product.md §1, §3, §4 "Donor"). */
 
@@ -43,8 +44,6 @@ interface ErrorEnvelope {
   };
 }
 type Body = Record<string, unknown>;
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let service: TestService;
 let other: Tenant;

@@ -4,12 +4,8 @@ import {
   fieldErrors,
   type ErrorEnvelope,
 } from './helpers/threeWays.js';
-import {
-  startTestService,
-  type ApiResponse,
-  type Tenant,
-  type TestService,
-} from './helpers/harness.js';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+import { created, ISO_MS } from './helpers/responses.js';
 
 interface Fund {
   id: number;
@@ -25,18 +21,9 @@ interface Fund {
   updated_at: string;
 }
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 let service: TestService;
 let other: Tenant;
 const ids = { donor: 0, taken: 0, otherFund: 0 };
-
-async function created<T = Record<string, unknown>>(response: Promise<ApiResponse<T>>): Promise<T> {
-  const result = await response;
-  if (result.status !== 201)
-    throw new Error(`expected 201, got ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body;
-}
 
 const createFund = (body: Record<string, unknown>, key?: string) =>
   created<Fund>(

@@ -4,12 +4,8 @@ import {
   fieldErrors,
   type ErrorEnvelope,
 } from './helpers/threeWays.js';
-import {
-  startTestService,
-  type ApiResponse,
-  type Tenant,
-  type TestService,
-} from './helpers/harness.js';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+import { created, ISO_MS } from './helpers/responses.js';
 
 interface Gift {
   id: number;
@@ -33,8 +29,6 @@ interface Giving {
   last_gift_date: string | null;
 }
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 let service: TestService;
 let other: Tenant;
 /** Ids created in beforeAll that the case tables refer to. */
@@ -46,13 +40,6 @@ const ids = {
   otherFund: 0,
   otherGift: 0,
 };
-
-async function created<T = Record<string, unknown>>(response: Promise<ApiResponse<T>>): Promise<T> {
-  const result = await response;
-  if (result.status !== 201)
-    throw new Error(`expected 201, got ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body;
-}
 
 const createDonor = (email: string, key?: string) =>
   created<{ id: number }>(

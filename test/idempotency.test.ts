@@ -119,6 +119,45 @@ describe('replay', () => {
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(removed.body);
   });
+
+  test.each([
+    ['from the receipt the API reads', false],
+    ['through a worker, its done marker lost', true],
+  ])(
+    'a donor create replays without re-validation after its email was taken elsewhere: %s',
+    async (_how, dropMarker) => {
+      const key = `taken-elsewhere-${String(dropMarker)}`;
+      const email = `${key}@example.org`;
+      const body = { role: 'Individual', first_name: 'Ida', last_name: 'Rhodes', email };
+      const post = () =>
+        service.call<Body>('POST', '/api/v1/donors', {
+          body,
+          headers: { 'Idempotency-Key': key },
+        });
+      const first = await post();
+      expect(first.status).toBe(201);
+      const moved = await service.call<Body>('PATCH', `/api/v1/donors/${first.body.id}`, {
+        body: { email: `moved-${email}` },
+      });
+      expect(moved.status).toBe(200);
+      const other = await service.call<Body>('POST', '/api/v1/donors', {
+        body: { ...body, first_name: 'Other' },
+      });
+      expect(other.status).toBe(201);
+      if (dropMarker)
+        await service.redis.del(
+          lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key),
+        );
+      const before = await service.count('donors');
+
+      const replay = await post();
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toEqual(first.body);
+      expect(replay.headers.get('location')).toBe(first.headers.get('location'));
+      expect(await service.count('donors')).toBe(before);
+    },
+  );
 });
 
 describe('mismatch', () => {

@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { configEnv, spawnEntry, waitForLog } from './helpers/processes.js';
+import { holdDonorRow } from './helpers/rowLock.js';
 import { waitFor } from './helpers/wait.js';
 
 type Body = Record<string, unknown> & { id: number };
@@ -25,28 +26,6 @@ afterAll(async () => {
 });
 
 const gift = { amount: 40, subject: 'Held by a lock', gift_date: '2026-05-05' };
-
-/**
- * Holds the donor row FOR UPDATE in a transaction of the test's own, so that a gift for that
- * donor stays in flight inside the worker until `release` is called.
- */
-async function holdDonorRow(): Promise<{ release: () => void; done: Promise<void> }> {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked = () => {};
-  const isLocked = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const done = service.db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
-    locked();
-    await held;
-  });
-  await isLocked;
-  return { release, done };
-}
 
 const blockedQueries = async () =>
   Number(
@@ -84,7 +63,7 @@ describe('graceful shutdown', () => {
     const api = spawnEntry('api/main.js', configEnv(service.config));
     const port = Number((await waitForLog(api, 'api listening')).port);
     const url = `http://127.0.0.1:${port}/api/v1/gifts`;
-    const lock = await holdDonorRow();
+    const lock = await holdDonorRow(service.db, donorId);
     const inFlight = fetch(url, {
       method: 'POST',
       headers: {
@@ -99,8 +78,7 @@ describe('graceful shutdown', () => {
     api.child.kill('SIGTERM');
     await waitForLog(api, 'api shutting down');
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
-    lock.release();
-    await lock.done;
+    await lock.release();
 
     const response = await inFlight;
     expect(response.status).toBe(201);
@@ -112,7 +90,7 @@ describe('graceful shutdown', () => {
     await service.workers[0]!.worker.pause();
     const worker = spawnEntry('worker/main.js', configEnv(service.config));
     await waitForLog(worker, 'worker ready');
-    const lock = await holdDonorRow();
+    const lock = await holdDonorRow(service.db, donorId);
     const inFlight = service.call<Body>('POST', '/api/v1/gifts', {
       body: { ...gift, donor_id: donorId },
       headers: { 'Idempotency-Key': 'sigterm-worker' },
@@ -121,8 +99,7 @@ describe('graceful shutdown', () => {
 
     worker.child.kill('SIGTERM');
     await waitForLog(worker, 'worker shutting down');
-    lock.release();
-    await lock.done;
+    await lock.release();
 
     expect((await inFlight).status).toBe(201);
     expect(await worker.exited).toBe(0);

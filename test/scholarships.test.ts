@@ -1,11 +1,7 @@
 import { sql } from 'slonik';
 import { expectSameFailureThreeWays, type ErrorEnvelope } from './helpers/threeWays.js';
-import {
-  startTestService,
-  type ApiResponse,
-  type Tenant,
-  type TestService,
-} from './helpers/harness.js';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+import { created, ISO_MS } from './helpers/responses.js';
 
 interface Scholarship {
   id: number;
@@ -18,18 +14,9 @@ interface Scholarship {
   updated_at: string;
 }
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 let service: TestService;
 let other: Tenant;
 const ids = { fund: 0, secondFund: 0, closedFund: 0, otherFund: 0, otherScholarship: 0 };
-
-async function created<T = Record<string, unknown>>(response: Promise<ApiResponse<T>>): Promise<T> {
-  const result = await response;
-  if (result.status !== 201)
-    throw new Error(`expected 201, got ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body;
-}
 
 const createFund = (code: string, extra: Record<string, unknown> = {}, key?: string) =>
   created<{ id: number }>(

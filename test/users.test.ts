@@ -7,6 +7,7 @@ import {
   type Tenant,
   type TestService,
 } from './helpers/harness.js';
+import { ISO_MS } from './helpers/responses.js';
 
 /**
  * Users: the staff who are assigned donors (product.md §4 "User"). Validation runs three ways
@@ -29,7 +30,6 @@ type ErrorBody = ErrorEnvelope['error'];
 type Body = Record<string, unknown>;
 type Expected = ReadonlyArray<readonly [param: string, code: string]>;
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TAKEN_EMAIL = 'Taken.User@Example.org';
 const FOREIGN_EMAIL = 'foreign.user@example.org';
 const DONOR_EMAIL = 'donor.only@example.org';

@@ -16,6 +16,8 @@ import {
 } from '../helpers/processes.js';
 import { sleep } from '../helpers/wait.js';
 
+export { holdDonorRow } from '../helpers/rowLock.js';
+
 export const WRITE_TIMEOUT_MS = 2_000;
 /** How long a request may take at most: the write timeout plus a second. */
 export const HANG_LIMIT_MS = WRITE_TIMEOUT_MS + 1_000;
@@ -344,33 +346,6 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
 export async function recoveryTime(stream: GiftStream, since: number): Promise<number> {
   const result = await stream.write(`${stream.nextKey()}-fresh`);
   return isSuccess(result.status) ? Date.now() - since : Number.POSITIVE_INFINITY;
-}
-
-/** Holds the donor row FOR UPDATE, so that gifts for it stay in flight inside the worker. */
-export async function holdDonorRow(
-  db: DatabasePool,
-  donorId: number,
-): Promise<{ release: () => Promise<void> }> {
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let locked = () => {};
-  const isLocked = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const done = db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
-    locked();
-    await held;
-  });
-  await Promise.race([isLocked, done]);
-  return {
-    release: async () => {
-      release();
-      await done;
-    },
-  };
 }
 
 /** Queries of this database waiting for a lock: writes held inside a worker's transaction. */

@@ -1,0 +1,32 @@
+import { sql, type DatabasePool } from 'slonik';
+
+/**
+ * Holds the donor row FOR UPDATE in a transaction of the test's own, so that gifts for that
+ * donor stay in flight inside the worker until `release` is called (which waits for the hold's
+ * transaction to end).
+ */
+export async function holdDonorRow(
+  db: DatabasePool,
+  donorId: number,
+): Promise<{ release: () => Promise<void> }> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked = () => {};
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const done = db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
+    locked();
+    await held;
+  });
+  await Promise.race([isLocked, done]);
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}

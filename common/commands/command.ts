@@ -1,4 +1,4 @@
-import type { DatabaseTransactionConnection } from 'slonik';
+import type { DatabaseTransactionConnection, FragmentSqlToken } from 'slonik';
 import { sql } from 'slonik';
 import type { ApiError, FieldError } from '../errors.js';
 import type { JsonObject } from '../json.js';
@@ -30,6 +30,22 @@ export interface CommandOutcome {
   location?: string;
 }
 
+/**
+ * A create that needs no lookup beyond what the table's own constraints enforce (references by
+ * foreign key), so that it can commit in one statement together with its receipt. `insert` is
+ * an `INSERT … RETURNING` the row (id, created_at and updated_at among its columns); `present`
+ * turns a record into the response body. The body is presented from the validated fields, as a
+ * dry run presents it, with the values the insert assigns (id, timestamps) filled in by the
+ * statement itself.
+ */
+export interface SingleStatementCreate {
+  insert: FragmentSqlToken;
+  fields: object;
+  present(row: object): JsonObject;
+  /** The collection path; the new record lives at `<path>/<id>`. */
+  path: string;
+}
+
 /** What a database constraint that fired under a concurrent write means to the client. */
 export type ConstraintMeaning = FieldError | (() => ApiError);
 
@@ -42,6 +58,16 @@ export interface Command {
   execute(ctx: CommandContext, request: WriteRequest): Promise<CommandOutcome>;
   /** Constraint names that a race can trip after `execute` checked them. */
   constraints?: Record<string, ConstraintMeaning>;
+  /**
+   * The write as one statement, when the request needs no lookup before it (else null): the
+   * worker then commits it and its receipt in one round trip. Whatever the statement refuses
+   * (a reference gone, a key that already holds a receipt) leaves nothing behind and is
+   * answered by `execute`, which judges everything. Takes no database: it only validates.
+   */
+  singleStatement?(
+    ctx: Omit<CommandContext, 'db'>,
+    request: WriteRequest,
+  ): SingleStatementCreate | null;
   /** interface.md §7 rule 3: some creates have no natural duplicate protection. */
   requiresIdempotencyKey?(request: WriteRequest): boolean;
 }

@@ -42,6 +42,15 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
   present(row: Row): JsonObject;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
+  /**
+   * For a create that can commit in one statement (Command.singleStatement): the validation
+   * without lookups, null when the body needs one or has an error (`validate` then judges it);
+   * and the insert as a fragment returning the row.
+   */
+  singleStatement?: {
+    validate(ctx: Omit<CommandContext, 'db'>, body: JsonObject): Fields | null;
+    insert(institutionId: number, fields: Fields): FragmentSqlToken;
+  };
 }
 
 /** The record a write targets, locked for the real write; 404 when it is not the caller's. */
@@ -64,6 +73,7 @@ export function createCommand<Row extends Stored, Fields extends object>(
     name: `${resource.name}.create`,
     ...(resource.constraints ? { constraints: resource.constraints } : {}),
     ...options,
+    ...(resource.singleStatement ? { singleStatement: singleStatementOf(resource) } : {}),
     async execute(ctx, request) {
       const fields = await resource.validate(ctx, request.body, null);
       // A dry run presents the record it would have written: the same fields, id 0.
@@ -72,6 +82,22 @@ export function createCommand<Row extends Stored, Fields extends object>(
         : await resource.insert(ctx.db, ctx.institution.id, fields);
       return { status: 201, body: resource.present(row), location: `${resource.path}/${row.id}` };
     },
+  };
+}
+
+function singleStatementOf<Row extends Stored, Fields extends object>(
+  resource: WritableResource<Row, Fields>,
+): NonNullable<Command['singleStatement']> {
+  return (ctx, request) => {
+    const plan = resource.singleStatement;
+    const fields = plan?.validate(ctx, request.body);
+    if (!plan || !fields) return null;
+    return {
+      insert: plan.insert(ctx.institution.id, fields),
+      fields,
+      present: (row) => resource.present(row as Row),
+      path: resource.path,
+    };
   };
 }
 

@@ -3,6 +3,7 @@ import { ApiError, errors, type ErrorBody } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import {
   findReceipt,
+  insertWithReceipt,
   storeReceipt,
   type ReceiptKey,
   type StoredResponse,
@@ -49,7 +50,8 @@ export const failure = (error: ApiError): WriteResult => ({
 });
 
 /**
- * Runs one write in one transaction: validate and apply through the command, then record the
+ * Runs one write in one transaction (or one statement, see commitInOneStatement): validate and
+ * apply through the command, then record the
  * response under its receipt (idempotency key, or the job id for a keyless write) and commit.
  * If the receipt already holds an earlier write's response, everything rolls back and that
  * response is the answer. Any business error rolls everything back, so the key stays free;
@@ -65,6 +67,10 @@ export async function runWrite(
   const receipt: ReceiptKey = job.idempotencyKey
     ? { institutionId: job.institution.id, source: 'client', key: job.idempotencyKey }
     : { institutionId: job.institution.id, source: 'job', key: options.jobId };
+  if (!options.dryRun) {
+    const committed = await commitInOneStatement(pool, command, job, receipt, options);
+    if (committed) return committed;
+  }
   try {
     const outcome = await pool.transaction(async (db) => {
       if (options.dryRun) await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
@@ -91,6 +97,39 @@ export async function runWrite(
     if (options.dryRun) return answer;
     const earlier = await findReceipt(pool, receipt);
     return earlier ? answerFrom(earlier, job) : answer;
+  }
+}
+
+/**
+ * The common create in one round trip instead of a transaction's five, when the command can
+ * state it as one statement. Null when it cannot, or when the statement was refused: that left
+ * nothing behind, and runWrite's transaction then judges the write in full (the reference that
+ * is gone, the key that already holds a receipt).
+ */
+async function commitInOneStatement(
+  pool: DatabasePool,
+  command: Command,
+  job: WriteJob,
+  receipt: ReceiptKey,
+  options: RunOptions,
+): Promise<WriteResult | null> {
+  const create = command.singleStatement?.(
+    { institution: job.institution, dryRun: false, now: new Date().toISOString() },
+    job.request,
+  );
+  if (!create) return null;
+  try {
+    const outcome = await insertWithReceipt(
+      pool,
+      create,
+      receipt,
+      job.fingerprint,
+      options.idempotencyTtlSeconds,
+    );
+    return { ok: true, ...outcome, replayed: false };
+  } catch (error) {
+    if (error instanceof IntegrityConstraintViolationError) return null;
+    throw error;
   }
 }
 

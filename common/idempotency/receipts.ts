@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
+import type { SingleStatementCreate } from '../commands/command.js';
 import type { JsonObject } from '../json.js';
 
 export type ReceiptSource = 'client' | 'job';
@@ -61,6 +62,61 @@ export async function storeReceipt(
   const existing = await findReceipt(db, receipt);
   if (!existing) throw new Error('write receipt vanished while held');
   return existing;
+}
+
+/**
+ * Stand-ins for the values an insert assigns, in a body presented before the insert: strings
+ * holding U+0000, which no stored text can contain (Postgres refuses it, and so does validation),
+ * so no client value can be taken for one. JSON writes U+0000 as the escape `\u0000`.
+ */
+const placeholders = {
+  id: '\u0000id',
+  created_at: '\u0000created_at',
+  updated_at: '\u0000updated_at',
+};
+
+/** A timestamp of the created row as JSON, written as the API writes every timestamp. */
+const jsonTimestamp = (column: 'created_at' | 'updated_at') =>
+  sql.fragment`to_json(to_char(${sql.identifier(['created', column])} AT TIME ZONE 'UTC',
+                               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+
+const storedCreate = z.object({
+  response_body: z.record(z.string(), z.json()),
+  location: z.string(),
+});
+
+/**
+ * Commits a create and its receipt as one statement: one round trip, atomic on its own. The
+ * receipt's body is the record presented from its fields with the id and timestamps the insert
+ * assigned filled in, and the stored body is the answer, so the first response and every replay
+ * are the same text. Anything refused throws Slonik's IntegrityConstraintViolationError and
+ * writes nothing: a reference that is gone, or a key that already holds a receipt (even an
+ * expired one; storeReceipt's path takes those over).
+ */
+export async function insertWithReceipt(
+  db: CommonQueryMethods,
+  create: SingleStatementCreate,
+  receipt: ReceiptKey,
+  fingerprint: string,
+  ttlSeconds: number,
+): Promise<{ status: 201; body: JsonObject; location: string }> {
+  const template = JSON.stringify(create.present({ ...create.fields, ...placeholders }));
+  const stored = await db.one(sql.type(storedCreate)`
+    WITH created AS (${create.insert}),
+    receipt AS (
+      INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                  response_body, location, expires_at)
+      SELECT ${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint}, 201,
+             replace(replace(replace(${template},
+               ${JSON.stringify(placeholders.id)}, created.id::text),
+               ${JSON.stringify(placeholders.created_at)}, ${jsonTimestamp('created_at')}),
+               ${JSON.stringify(placeholders.updated_at)}, ${jsonTimestamp('updated_at')})::json,
+             ${`${create.path}/`} || created.id,
+             now() + make_interval(secs => ${ttlSeconds})
+      FROM created
+      RETURNING response_body, location)
+    SELECT response_body, location FROM receipt`);
+  return { status: 201, body: stored.response_body as JsonObject, location: stored.location };
 }
 
 /** The unexpired, completed response stored under a key, if any. */

@@ -9,6 +9,7 @@ import type { Redis } from '../common/redis.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
+import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
@@ -19,6 +20,8 @@ import './locals.js';
 
 export interface AppDeps {
   pool: DatabasePool;
+  /** Keys confirmed in the last seconds, shared with the gateway (which forgets revoked ones). */
+  recentKeys: RecentKeys;
   redis: Redis;
   gateway: WriteGateway;
   logger: Logger;
@@ -128,7 +131,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   for (const path of new Set(routes.map((route) => route.path)))
     api.all(path, label(`/api/v1${path}`));
-  api.use(requireApiKey(deps.pool), rateLimit(deps.rateLimitPerSecond));
+  api.use(requireApiKey(deps.pool, deps.recentKeys), rateLimit(deps.rateLimitPerSecond));
   // Each path's handlers, then its 405, before the next path: a fixed path such as
   // /scholarships/awarded-students answers 405 itself rather than falling to /scholarships/:id.
   const methodsByPath = new Map<string, Method[]>();

@@ -7,6 +7,7 @@ import { createApiMetrics } from '../common/metrics.js';
 import { createWriteQueue, createWriteQueueEvents } from '../common/queue.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import { createApp } from './app.js';
+import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
 
 export interface RunningApi {
@@ -35,9 +36,19 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   const metrics = createApiMetrics(pool, () =>
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
   );
-  const gateway = new WriteGateway({ config, metrics, pool, redis, queue, queueEvents });
+  const recentKeys = new RecentKeys();
+  const gateway = new WriteGateway({
+    config,
+    metrics,
+    pool,
+    redis,
+    queue,
+    queueEvents,
+    recentKeys,
+  });
   const app = createApp({
     pool,
+    recentKeys,
     redis,
     gateway,
     logger,

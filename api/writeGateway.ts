@@ -10,12 +10,13 @@ import {
 } from '../common/commands/runWrite.js';
 import type { Config } from '../common/config.js';
 import { ApiError, errors } from '../common/errors.js';
-import { findReceipt } from '../common/idempotency/receipts.js';
+import { findReceiptFor } from '../common/idempotency/receipts.js';
 import { acquireLock, lockKeyFor, newLockToken, releaseLock } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
 import { watchForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
+import type { RecentKeys } from './recentKeys.js';
 
 export interface GatewayDeps {
   config: Config;
@@ -24,6 +25,7 @@ export interface GatewayDeps {
   redis: Redis;
   queue: WriteQueue;
   queueEvents: QueueEvents;
+  recentKeys: RecentKeys;
 }
 
 const idempotencyOutcomes: Record<string, string> = {
@@ -49,6 +51,11 @@ export class WriteGateway {
 
   async submit(job: WriteJob): Promise<WriteResult> {
     const result = await this.submitOnce(job);
+    // The key was admitted from the recent list and a worker (or the receipt lookup) found it
+    // revoked: the next request asks Postgres.
+    if (!result.ok && result.error.code === 'invalid_api_key') {
+      this.deps.recentKeys.forget(job.apiKeyId);
+    }
     const outcome = result.ok
       ? result.replayed
         ? 'replayed'
@@ -68,11 +75,13 @@ export class WriteGateway {
     const leaseMs = this.deps.config.WRITE_TIMEOUT_MS * 3;
     let attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs);
     if (attempt.state === 'done') {
-      const completed = await findReceipt(this.deps.pool, {
-        institutionId: job.institution.id,
-        source: 'client',
-        key,
-      });
+      // No worker sees this retry, so the key is confirmed here, in the same query.
+      const { keyLive, completed } = await findReceiptFor(
+        this.deps.pool,
+        { institutionId: job.institution.id, source: 'client', key },
+        job.apiKeyId,
+      );
+      if (!keyLive) return failure(errors.invalidApiKey());
       if (completed) return answerFrom(completed, job);
       // The receipt expired before its marker did: the key is free.
       attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs, false);

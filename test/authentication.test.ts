@@ -1,7 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
+import { Queue } from 'bullmq';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
+import { WRITE_QUEUE } from '../common/queue.js';
+import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 interface ErrorBody {
   error: { type: string; code: string; message: string; request_id: string; param?: string };
@@ -196,6 +200,140 @@ describe('several keys and revocation', () => {
     expect(await writeRowCount()).toBe(before);
 
     expect((await service.call('GET', '/api/v1/institution')).status).toBe(200);
+  });
+
+  describe('a write admitted on a key confirmed seconds ago is confirmed again by the worker', () => {
+    let donorId: number;
+    beforeAll(async () => {
+      const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+        body: donorBody('revocation-donor@example.org'),
+      });
+      donorId = donor.body.id;
+    });
+    const giftBody = (subject: string) => ({
+      donor_id: donorId,
+      amount: 10,
+      subject,
+      gift_date: '2026-05-01',
+    });
+
+    /** A key that has just written (so this API process holds it as confirmed), then revoked. */
+    async function justRevokedKey() {
+      const key = await insertApiKey(service.db, service.tenant.institutionId);
+      const write = await service.call('POST', '/api/v1/gifts', {
+        key: key.key,
+        body: giftBody('before revocation'),
+      });
+      expect(write.status).toBe(201);
+      await revokeApiKey(service.db, key.id);
+      return key;
+    }
+
+    test.each([
+      ['a gift (one statement)', '/api/v1/gifts', () => giftBody('after revocation'), {}],
+      [
+        'a gift with an Idempotency-Key',
+        '/api/v1/gifts',
+        () => giftBody('after revocation, keyed'),
+        { 'Idempotency-Key': `revoked-${randomBytes(4).toString('hex')}` },
+      ],
+      [
+        'a donor (a transaction)',
+        '/api/v1/donors',
+        () => donorBody(`revoked-${randomBytes(4).toString('hex')}@example.org`),
+        {},
+      ],
+    ])('%s right after revocation: 401, nothing written', async (_name, path, body, headers) => {
+      const key = await justRevokedKey();
+      const before = await writeRowCount();
+      const response = await service.call<ErrorBody>('POST', path, {
+        key: key.key,
+        body: body(),
+        headers,
+      });
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe('invalid_api_key');
+      expect(await writeRowCount()).toBe(before);
+    });
+
+    test('updates and deletes right after revocation: 401, nothing changed', async () => {
+      const gift = await service.call<{ id: number }>('POST', '/api/v1/gifts', {
+        body: giftBody('to keep'),
+      });
+      const key = await justRevokedKey();
+      const patch = await service.call<ErrorBody>('PATCH', `/api/v1/gifts/${gift.body.id}`, {
+        key: key.key,
+        body: { subject: 'changed by a revoked key' },
+      });
+      expect(patch.status).toBe(401);
+      const remove = await service.call<ErrorBody>('DELETE', `/api/v1/gifts/${gift.body.id}`, {
+        key: key.key,
+      });
+      expect(remove.status).toBe(401);
+      const read = await service.call<{ subject: string }>('GET', `/api/v1/gifts/${gift.body.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body.subject).toBe('to keep');
+    });
+
+    test('reads and dry runs right after revocation: 401 at once', async () => {
+      const key = await justRevokedKey();
+      const calls = [
+        service.call('GET', '/api/v1/institution', { key: key.key }),
+        service.call('POST', '/api/v1/gifts?dry_run=true', { key: key.key, body: giftBody('dry') }),
+        service.call('POST', '/api/v1/gifts', {
+          key: key.key,
+          body: giftBody('dry'),
+          headers: { 'Dry-Run': 'true' },
+        }),
+      ];
+      for (const response of await Promise.all(calls)) expect(response.status).toBe(401);
+    });
+
+    test('a retry of a finished write after revocation is 401, not its replay', async () => {
+      const key = await insertApiKey(service.db, service.tenant.institutionId);
+      const headers = { 'Idempotency-Key': `replay-${randomBytes(4).toString('hex')}` };
+      const first = await service.call('POST', '/api/v1/gifts', {
+        key: key.key,
+        body: giftBody('replayed?'),
+        headers,
+      });
+      expect(first.status).toBe(201);
+      await revokeApiKey(service.db, key.id);
+      const retry = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
+        key: key.key,
+        body: giftBody('replayed?'),
+        headers,
+      });
+      expect(retry.status).toBe(401);
+      expect(retry.body.error.code).toBe('invalid_api_key');
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    });
+
+    test('a write queued before the revocation and run after it writes nothing', async () => {
+      const key = await insertApiKey(service.db, service.tenant.institutionId);
+      expect((await service.call('GET', '/api/v1/institution', { key: key.key })).status).toBe(200);
+      const queue = new Queue(WRITE_QUEUE, {
+        connection: redisOptions(service.config.REDIS_URL, 'blocking'),
+        prefix: service.config.QUEUE_PREFIX,
+      });
+      await Promise.all(service.workers.map((running) => running.worker.pause()));
+      try {
+        const before = await writeRowCount();
+        const pending = service.call<ErrorBody>('POST', '/api/v1/gifts', {
+          key: key.key,
+          body: giftBody('queued'),
+        });
+        await waitFor(async () => (await queue.getJobCounts('waiting')).waiting === 1);
+        await revokeApiKey(service.db, key.id);
+        for (const running of service.workers) running.worker.resume();
+        const response = await pending;
+        expect(response.status).toBe(401);
+        expect(await writeRowCount()).toBe(before);
+      } finally {
+        for (const running of service.workers) running.worker.resume();
+        await queue.close();
+      }
+    });
   });
 
   test('revoking a key twice keeps the first revocation time', async () => {

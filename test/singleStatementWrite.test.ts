@@ -1,6 +1,8 @@
 import { IntegrityConstraintViolationError, sql } from 'slonik';
 import { z } from 'zod';
-import type { Command, WriteRequest } from '../common/commands/command.js';
+import { liveKey } from '../common/auth/apiKeys.js';
+import type { Command, SingleStatementCreate, WriteRequest } from '../common/commands/command.js';
+import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { insertWithReceipt, type ReceiptKey } from '../common/idempotency/receipts.js';
 import { createGift } from '../common/resources/gifts/commands.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
@@ -58,6 +60,26 @@ const storedReceipt = (key: string) =>
 
 const giftCount = () => service.count('gifts', service.tenant.institutionId);
 
+/** The statement as the worker runs it for the test tenant's key; null when the guard failed. */
+const commitAs = (
+  apiKeyId: string,
+  create: SingleStatementCreate,
+  key: ReceiptKey,
+  fingerprint: string,
+  ttlSeconds: number,
+) => insertWithReceipt(service.db, create, liveKey(apiKeyId), key, fingerprint, ttlSeconds);
+
+async function commit(
+  create: SingleStatementCreate,
+  key: ReceiptKey,
+  fingerprint: string,
+  ttlSeconds: number,
+) {
+  const outcome = await commitAs(service.tenant.apiKeyId, create, key, fingerprint, ttlSeconds);
+  if (!outcome) throw new Error('the statement wrote nothing');
+  return outcome;
+}
+
 beforeAll(async () => {
   service = await startTestService();
   other = await service.createTenant('Other College', 'USD');
@@ -90,7 +112,7 @@ describe('which gifts take one statement', () => {
 describe('the statement', () => {
   test('stores the gift and a receipt whose body is the answer, byte for byte', async () => {
     const create = plan(createGift, giftBody({ type: 'check', check_number: 'A-17' }));
-    const outcome = await insertWithReceipt(service.db, create!, receiptKey('one-a'), 'fp', 60);
+    const outcome = await commit(create!, receiptKey('one-a'), 'fp', 60);
     const id = Number(outcome.body.id);
     expect(outcome.status).toBe(201);
     expect(outcome.location).toBe(`/api/v1/gifts/${id}`);
@@ -118,13 +140,7 @@ describe('the statement', () => {
   test('fills in the timestamps exactly as the API writes them, whatever their milliseconds', async () => {
     for (let index = 0; index < 25; index += 1) {
       const create = plan(createGift, giftBody({ subject: `Gift ${index}` }));
-      const outcome = await insertWithReceipt(
-        service.db,
-        create!,
-        receiptKey(`ms-${index}`),
-        'fp',
-        60,
-      );
+      const outcome = await commit(create!, receiptKey(`ms-${index}`), 'fp', 60);
       const read = await service.call<Record<string, unknown>>(
         'GET',
         `/api/v1/gifts/${String(outcome.body.id)}`,
@@ -139,7 +155,7 @@ describe('the statement', () => {
   test('client text that spells a placeholder is stored and answered as sent', async () => {
     const subject = '"\\u0000id" "\\u0000created_at" \\u0000updated_at';
     const create = plan(createGift, giftBody({ subject }));
-    const outcome = await insertWithReceipt(service.db, create!, receiptKey('spelled'), 'fp', 60);
+    const outcome = await commit(create!, receiptKey('spelled'), 'fp', 60);
     expect(outcome.body.subject).toBe(subject);
     expect(outcome.body.id).toEqual(expect.any(Number));
     expect((await storedReceipt('spelled'))?.text).toBe(JSON.stringify(outcome.body));
@@ -147,12 +163,12 @@ describe('the statement', () => {
 
   test('a key that already holds a receipt refuses the whole statement: no second gift', async () => {
     const create = plan(createGift, giftBody());
-    await insertWithReceipt(service.db, create!, receiptKey('taken'), 'fp', 60);
+    await commit(create!, receiptKey('taken'), 'fp', 60);
     const before = await giftCount();
     const again = plan(createGift, giftBody({ subject: 'Second try' }));
-    await expect(
-      insertWithReceipt(service.db, again!, receiptKey('taken'), 'fp', 60),
-    ).rejects.toBeInstanceOf(IntegrityConstraintViolationError);
+    await expect(commit(again!, receiptKey('taken'), 'fp', 60)).rejects.toBeInstanceOf(
+      IntegrityConstraintViolationError,
+    );
     expect(await giftCount()).toBe(before);
     expect((await storedReceipt('taken'))?.text).not.toContain('Second try');
   });
@@ -164,13 +180,23 @@ describe('the statement', () => {
       ['missing-donor', 987_654_321],
     ] as const) {
       const create = plan(createGift, giftBody({ donor_id: id }));
-      await expect(
-        insertWithReceipt(service.db, create!, receiptKey(key), 'fp', 60),
-      ).rejects.toBeInstanceOf(IntegrityConstraintViolationError);
+      await expect(commit(create!, receiptKey(key), 'fp', 60)).rejects.toBeInstanceOf(
+        IntegrityConstraintViolationError,
+      );
       expect(await storedReceipt(key)).toBeNull();
     }
     expect(await giftCount()).toBe(before);
     expect(await service.count('gifts', other.institutionId)).toBe(0);
+  });
+
+  test('a revoked API key inserts nothing: no gift, no receipt', async () => {
+    const doomed = await insertApiKey(service.db, service.tenant.institutionId);
+    await revokeApiKey(service.db, doomed.id);
+    const before = await giftCount();
+    const create = plan(createGift, giftBody());
+    expect(await commitAs(doomed.id, create!, receiptKey('revoked'), 'fp', 60)).toBeNull();
+    expect(await giftCount()).toBe(before);
+    expect(await storedReceipt('revoked')).toBeNull();
   });
 });
 

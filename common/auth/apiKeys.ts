@@ -30,17 +30,30 @@ const keyRow = z.object({
   currency: z.string(),
 });
 
+/** The public id a presented key names, or null when it is not shaped like a key. */
+export const keyIdOf = (presented: string): string | null =>
+  keyPattern.exec(presented)?.[1] ?? null;
+
+/** What makes a key usable, as SQL: it exists and is not revoked. */
+export const liveKey = (apiKeyId: string) =>
+  sql.fragment`EXISTS (SELECT 1 FROM api_keys WHERE id = ${apiKeyId} AND revoked_at IS NULL)`;
+
+/** Whether the key may still act: a write confirms it in its own transaction (runWrite). */
+export async function isKeyLive(db: CommonQueryMethods, apiKeyId: string): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ live: z.boolean() }))`SELECT ${liveKey(apiKeyId)} AS live`);
+}
+
 /** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */
 export async function authenticate(
   db: CommonQueryMethods,
   presented: string,
 ): Promise<Principal | null> {
-  const match = keyPattern.exec(presented);
-  if (!match?.[1]) return null;
+  const keyId = keyIdOf(presented);
+  if (!keyId) return null;
   const row = await db.maybeOne(sql.type(keyRow)`
     SELECT k.id AS api_key_id, k.secret_sha256, i.id AS institution_id, i.name, i.currency
     FROM api_keys k JOIN institutions i ON i.id = k.institution_id
-    WHERE k.id = ${match[1]} AND k.revoked_at IS NULL`);
+    WHERE k.id = ${keyId} AND ${liveKey(keyId)}`);
   if (!row || !timingSafeEqual(row.secret_sha256, digestOf(presented))) return null;
   return {
     apiKeyId: row.api_key_id,

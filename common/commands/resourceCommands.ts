@@ -45,11 +45,11 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
   /**
    * For a create that can commit in one statement (Command.singleStatement): the validation
    * without lookups, null when the body needs one or has an error (`validate` then judges it);
-   * and the insert as a fragment returning the row.
+   * and the insert as a fragment returning the row, inserting nothing unless `guard` holds.
    */
   singleStatement?: {
     validate(ctx: Omit<CommandContext, 'db'>, body: JsonObject): Fields | null;
-    insert(institutionId: number, fields: Fields): FragmentSqlToken;
+    insert(institutionId: number, fields: Fields, guard: FragmentSqlToken): FragmentSqlToken;
   };
 }
 
@@ -93,7 +93,7 @@ function singleStatementOf<Row extends Stored, Fields extends object>(
     const fields = plan?.validate(ctx, request.body);
     if (!plan || !fields) return null;
     return {
-      insert: plan.insert(ctx.institution.id, fields),
+      insert: (guard) => plan.insert(ctx.institution.id, fields, guard),
       fields,
       present: (row) => resource.present(row as Row),
       path: resource.path,

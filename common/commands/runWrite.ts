@@ -1,4 +1,5 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
+import { isKeyLive, liveKey } from '../auth/apiKeys.js';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import {
@@ -33,6 +34,16 @@ export interface RunOptions {
   /** Identifies this delivery of the job; a second delivery replays the first one's outcome. */
   jobId: string;
   idempotencyTtlSeconds: number;
+}
+
+/**
+ * The key was revoked after the API admitted the write (the API may admit a write on a key it
+ * confirmed seconds ago): refused, and not answered from an earlier receipt either.
+ */
+class KeyRevoked extends Error {
+  constructor() {
+    super('api key revoked');
+  }
 }
 
 /** Rolls the write back; its key already answered (a replay, or a mismatch). */
@@ -73,7 +84,9 @@ export async function runWrite(
   }
   try {
     const outcome = await pool.transaction(async (db) => {
+      // A dry run was authenticated against Postgres by the API, just now.
       if (options.dryRun) await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
+      else if (!(await isKeyLive(db, job.apiKeyId))) throw new KeyRevoked();
       const result = await command.execute(
         { db, institution: job.institution, dryRun: options.dryRun, now: new Date().toISOString() },
         job.request,
@@ -93,6 +106,7 @@ export async function runWrite(
     return { ok: true, ...outcome, location: outcome.location ?? null, replayed: false };
   } catch (error) {
     if (error instanceof Replay) return error.result;
+    if (error instanceof KeyRevoked) return failure(errors.invalidApiKey());
     const answer = refusal(command, error);
     if (options.dryRun) return answer;
     const earlier = await findReceipt(pool, receipt);
@@ -102,9 +116,10 @@ export async function runWrite(
 
 /**
  * The common create in one round trip instead of a transaction's five, when the command can
- * state it as one statement. Null when it cannot, or when the statement was refused: that left
- * nothing behind, and runWrite's transaction then judges the write in full (the reference that
- * is gone, the key that already holds a receipt).
+ * state it as one statement, which also confirms the API key. Null when it cannot, or when the
+ * statement was refused or the key is revoked: that left nothing behind, and runWrite's
+ * transaction then judges the write in full (the reference that is gone, the key that already
+ * holds a receipt, the revoked API key).
  */
 async function commitInOneStatement(
   pool: DatabasePool,
@@ -122,11 +137,12 @@ async function commitInOneStatement(
     const outcome = await insertWithReceipt(
       pool,
       create,
+      liveKey(job.apiKeyId),
       receipt,
       job.fingerprint,
       options.idempotencyTtlSeconds,
     );
-    return { ok: true, ...outcome, replayed: false };
+    return outcome && { ok: true, ...outcome, replayed: false };
   } catch (error) {
     if (error instanceof IntegrityConstraintViolationError) return null;
     throw error;

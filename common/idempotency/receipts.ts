@@ -1,5 +1,11 @@
-import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
+import {
+  sql,
+  type CommonQueryMethods,
+  type DatabaseTransactionConnection,
+  type FragmentSqlToken,
+} from 'slonik';
 import { z } from 'zod';
+import { liveKey } from '../auth/apiKeys.js';
 import type { SingleStatementCreate } from '../commands/command.js';
 import type { JsonObject } from '../json.js';
 
@@ -89,20 +95,21 @@ const storedCreate = z.object({
  * Commits a create and its receipt as one statement: one round trip, atomic on its own. The
  * receipt's body is the record presented from its fields with the id and timestamps the insert
  * assigned filled in, and the stored body is the answer, so the first response and every replay
- * are the same text. Anything refused throws Slonik's IntegrityConstraintViolationError and
- * writes nothing: a reference that is gone, or a key that already holds a receipt (even an
- * expired one; storeReceipt's path takes those over).
+ * are the same text. Null, writing nothing, when `guard` does not hold. Anything refused throws
+ * Slonik's IntegrityConstraintViolationError and writes nothing: a reference that is gone, or a
+ * key that already holds a receipt (even an expired one; storeReceipt's path takes those over).
  */
 export async function insertWithReceipt(
   db: CommonQueryMethods,
   create: SingleStatementCreate,
+  guard: FragmentSqlToken,
   receipt: ReceiptKey,
   fingerprint: string,
   ttlSeconds: number,
-): Promise<{ status: 201; body: JsonObject; location: string }> {
+): Promise<{ status: 201; body: JsonObject; location: string } | null> {
   const template = JSON.stringify(create.present({ ...create.fields, ...placeholders }));
-  const stored = await db.one(sql.type(storedCreate)`
-    WITH created AS (${create.insert}),
+  const stored = await db.maybeOne(sql.type(storedCreate)`
+    WITH created AS (${create.insert(guard)}),
     receipt AS (
       INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
                                   response_body, location, expires_at)
@@ -116,8 +123,14 @@ export async function insertWithReceipt(
       FROM created
       RETURNING response_body, location)
     SELECT response_body, location FROM receipt`);
+  if (!stored) return null;
   return { status: 201, body: stored.response_body as JsonObject, location: stored.location };
 }
+
+/** The key's unexpired, completed receipt, as a condition on `write_receipts r`. */
+const completedUnder = (receipt: ReceiptKey) => sql.fragment`
+  r.institution_id = ${receipt.institutionId} AND r.source = ${receipt.source}
+  AND r.key = ${receipt.key} AND r.expires_at > now() AND r.status_code IS NOT NULL`;
 
 /** The unexpired, completed response stored under a key, if any. */
 export async function findReceipt(
@@ -126,10 +139,27 @@ export async function findReceipt(
 ): Promise<StoredResponse | null> {
   const row = await db.maybeOne(sql.type(receiptRow)`
     SELECT fingerprint, status_code, response_body, location
-    FROM write_receipts
-    WHERE institution_id = ${receipt.institutionId} AND source = ${receipt.source}
-      AND key = ${receipt.key} AND expires_at > now() AND status_code IS NOT NULL`);
+    FROM write_receipts r WHERE ${completedUnder(receipt)}`);
   return row ? toStored(row) : null;
+}
+
+/**
+ * findReceipt for a retry answered without a worker, together with whether the key that sends it
+ * may still act (one round trip).
+ */
+export async function findReceiptFor(
+  db: CommonQueryMethods,
+  receipt: ReceiptKey,
+  apiKeyId: string,
+): Promise<{ keyLive: boolean; completed: StoredResponse | null }> {
+  const row = await db.one(sql.type(
+    receiptRow.partial().extend({ key_live: z.boolean(), found: z.boolean() }),
+  )`
+    SELECT ${liveKey(apiKeyId)} AS key_live, r.fingerprint IS NOT NULL AS found,
+           r.fingerprint, r.status_code, r.response_body, r.location
+    FROM (SELECT 1) AS one LEFT JOIN write_receipts r ON ${completedUnder(receipt)}`);
+  const completed = row.found ? toStored(receiptRow.parse(row)) : null;
+  return { keyLive: row.key_live, completed };
 }
 
 /** Deletes expired receipts in batches; returns how many went. */

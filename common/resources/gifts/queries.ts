@@ -15,11 +15,19 @@ export function findGift(
     SELECT ${columns} FROM gifts WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
 }
 
-/** The insert returning the new row, as a fragment: also the first half of a single-statement write. */
-export const giftInsert = (institutionId: number, gift: GiftFields) => sql.fragment`
+/**
+ * The insert returning the new row, as a fragment: also the first half of a single-statement
+ * write, whose `guard` (a condition) must hold for anything to be inserted.
+ */
+export const giftInsert = (
+  institutionId: number,
+  gift: GiftFields,
+  guard: FragmentSqlToken = sql.fragment`true`,
+) => sql.fragment`
     INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type, check_number, fund_id)
-    VALUES (${institutionId}, ${gift.donor_id}, ${String(gift.amount)}::numeric, ${gift.currency},
-            ${gift.subject}, ${gift.gift_date}::date, ${gift.type}, ${gift.check_number}, ${gift.fund_id})
+    SELECT ${institutionId}, ${gift.donor_id}, ${String(gift.amount)}::numeric, ${gift.currency},
+           ${gift.subject}, ${gift.gift_date}::date, ${gift.type}, ${gift.check_number}, ${gift.fund_id}
+    WHERE ${guard}
     RETURNING ${columns}`;
 
 export function insertGift(

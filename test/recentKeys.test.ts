@@ -1,0 +1,47 @@
+import { generateApiKey, type Principal } from '../common/auth/apiKeys.js';
+import { RecentKeys } from '../api/recentKeys.js';
+
+const principalOf = (apiKeyId: string): Principal => ({
+  apiKeyId,
+  institution: { id: 1, name: 'Test', currency: 'USD' },
+});
+
+describe('RecentKeys', () => {
+  test('finds a key it was told of until its time is up, and not after', () => {
+    const keys = new RecentKeys(5_000);
+    const issued = generateApiKey();
+    keys.remember(issued.key, principalOf(issued.id), 1_000);
+    expect(keys.find(issued.key, 1_000)).toEqual(principalOf(issued.id));
+    expect(keys.find(issued.key, 5_999)).toEqual(principalOf(issued.id));
+    expect(keys.find(issued.key, 6_000)).toBeNull();
+  });
+
+  test('the same key id with another secret is not found', () => {
+    const keys = new RecentKeys();
+    const issued = generateApiKey();
+    keys.remember(issued.key, principalOf(issued.id));
+    const forged = `${issued.key.slice(0, -32)}${'A'.repeat(32)}`;
+    expect(keys.find(forged)).toBeNull();
+    expect(keys.find('not a key')).toBeNull();
+  });
+
+  test('a forgotten key is asked for again', () => {
+    const keys = new RecentKeys();
+    const issued = generateApiKey();
+    keys.remember(issued.key, principalOf(issued.id));
+    keys.forget(issued.id);
+    expect(keys.find(issued.key)).toBeNull();
+  });
+
+  test('holds at most its capacity, dropping the oldest confirmation', () => {
+    const keys = new RecentKeys(60_000, 2);
+    const [first, second, third] = [generateApiKey(), generateApiKey(), generateApiKey()];
+    keys.remember(first.key, principalOf(first.id));
+    keys.remember(second.key, principalOf(second.id));
+    keys.remember(first.key, principalOf(first.id)); // confirmed again: now the newest
+    keys.remember(third.key, principalOf(third.id));
+    expect(keys.find(second.key)).toBeNull();
+    expect(keys.find(first.key)).not.toBeNull();
+    expect(keys.find(third.key)).not.toBeNull();
+  });
+});

@@ -45,7 +45,6 @@ export function writeHandler(gateway: WriteGateway, command: Command): RequestHa
       request,
       fingerprint: fingerprintOf(command.name, request),
       idempotencyKey,
-      lockToken: null,
     };
     const result = dryRun ? await gateway.dryRun(command, job) : await gateway.submit(job);
     sendResult(res, result, dryRun);

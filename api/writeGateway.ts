@@ -11,10 +11,16 @@ import {
 import type { Config } from '../common/config.js';
 import { ApiError, errors } from '../common/errors.js';
 import { findReceiptFor } from '../common/idempotency/receipts.js';
-import { acquireLock, lockKeyFor, newLockToken, releaseLock } from '../common/idempotency/lock.js';
+import {
+  acquireLock,
+  lockKeyFor,
+  newLockToken,
+  releaseLock,
+  type LockSettings,
+} from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
-import { watchForResult, WRITE_JOB } from '../common/queue.js';
+import { FINISHED_RETENTION_SECONDS, watchForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 import type { RecentKeys } from './recentKeys.js';
 
@@ -70,10 +76,9 @@ export class WriteGateway {
     if (!key) return this.enqueueAndWait(job);
 
     const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
-    const token = newLockToken(job.fingerprint);
-    // The lease outlives the wait: after a 504 the key stays locked until the worker finishes.
-    const leaseMs = this.deps.config.WRITE_TIMEOUT_MS * 3;
-    let attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs);
+    const token = newLockToken(job.fingerprint, job.requestId);
+    const settings = this.lockSettings();
+    let attempt = await acquireLock(this.deps.redis, lockKey, token, settings);
     if (attempt.state === 'done') {
       // No worker sees this retry, so the key is confirmed here, in the same query.
       const { keyLive, completed } = await findReceiptFor(
@@ -84,7 +89,7 @@ export class WriteGateway {
       if (!keyLive) return failure(errors.invalidApiKey());
       if (completed) return answerFrom(completed, job);
       // The receipt expired before its marker did: the key is free.
-      attempt = await acquireLock(this.deps.redis, lockKey, token, leaseMs, false);
+      attempt = await acquireLock(this.deps.redis, lockKey, token, settings, false);
     }
     if (attempt.state === 'in_flight') {
       return failure(
@@ -94,16 +99,27 @@ export class WriteGateway {
       );
     }
     try {
-      // The worker marks the key done (or frees it) once the outcome is committed.
-      return await this.enqueueAndWait({ ...job, lockToken: token });
+      // Once the job has finished, the next caller finds the key done, or free (acquireLock).
+      return await this.enqueueAndWait(job);
     } catch (error) {
-      // The job may never run (not queued, or it failed): free the key for a retry. Not awaited:
-      // with Redis frozen, a second command would only add its own timeout to the answer, and a
-      // lock left behind expires with its lease. After a 504 the job still runs and frees it.
+      // The job may never run (not queued): free the key for a retry. Not awaited: with Redis
+      // frozen, a second command would only add its own timeout to the answer, and a lease left
+      // behind is settled by the next caller. After a 504 the job still runs and settles it.
       const timedOut = error instanceof ApiError && error.body.code === 'write_timeout';
       if (!timedOut) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
       throw error;
     }
+  }
+
+  private lockSettings(): LockSettings {
+    const { WRITE_TIMEOUT_MS, IDEMPOTENCY_TTL_SECONDS } = this.deps.config;
+    return {
+      // The lease outlives the wait: after a 504 the key stays held while the job still runs.
+      leaseMs: WRITE_TIMEOUT_MS * 3,
+      jobKeyPrefix: this.deps.queue.toKey(''),
+      // A done marker never outlives its receipt.
+      doneSeconds: Math.min(IDEMPOTENCY_TTL_SECONDS, FINISHED_RETENTION_SECONDS),
+    };
   }
 
   private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {

@@ -90,7 +90,7 @@ async function orphanLock(key: string, lockKey: string): Promise<number> {
   return lockedAt;
 }
 
-test('an idempotency lock whose API process died frees the key once its lease ends', async () => {
+test('an idempotency lock whose API process died before queueing frees the key a second later', async () => {
   const key = 'held-by-the-dead';
   const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
   const worker = service.workers[0]!.worker;
@@ -105,19 +105,18 @@ test('an idempotency lock whose API process died frees the key once its lease en
       body: gift(key),
       headers: { 'Idempotency-Key': key },
     });
-  const whileHeld = await retry();
-  expect(whileHeld.status).toBe(409);
-  expect(whileHeld.body.error?.code).toBe('idempotency_key_in_flight');
-
-  let answer = whileHeld;
+  let answer = await retry();
   while (answer.status === 409 && Date.now() - lockedAt < LEASE_MS + 2_000) {
+    expect(answer.body.error?.code).toBe('idempotency_key_in_flight');
     await sleep(100);
     answer = await retry();
   }
   const freedAfter = Date.now() - lockedAt;
   expect(answer.status).toBe(201);
-  expect(freedAfter).toBeGreaterThanOrEqual(LEASE_MS - 500);
-  expect(freedAfter).toBeLessThan(LEASE_MS + 1_500);
+  // Its job never arrived, so the next caller frees the key once the lease is a second old
+  // (common/idempotency/lock.ts), well before the lease would have run out.
+  expect(freedAfter).toBeGreaterThanOrEqual(900);
+  expect(freedAfter).toBeLessThan(LEASE_MS);
   expect(await giftsWithSubject(key)).toBe(1);
 });
 

@@ -360,10 +360,45 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
   const markerOf = (key: string) =>
     lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
 
+  test('a finished write leaves its lease, which the next caller finds done: a replay without a job', async () => {
+    const first = await postGift('settled', gift({ subject: 'Settled' }));
+    expect(first.status).toBe(201);
+    expect(await service.redis.get(markerOf('settled'))).toMatch(/^inflight:/);
+    const jobs = await jobCount();
+    const retry = await postGift('settled', gift({ subject: 'Settled' }));
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await jobCount()).toBe(jobs);
+    expect(await service.redis.get(markerOf('settled'))).toMatch(/^done:/);
+    const ttl = await service.redis.ttl(markerOf('settled'));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(FINISHED_RETENTION_SECONDS);
+  });
+
+  test('a lease whose job is not in Redis holds the key for a second, then frees it', async () => {
+    // As left by an API process that died between taking the lease and queueing the job.
+    await service.redis.set(
+      markerOf('never-queued'),
+      'inflight:other.req_never_queued',
+      'PX',
+      30_000,
+    );
+    const held = await postGift('never-queued', gift({ subject: 'Never queued' }));
+    expect(held.status).toBe(422);
+    expect(held.body.error?.code).toBe('idempotency_key_request_mismatch');
+    await sleep(1_100);
+    const before = await giftCount();
+    const freed = await postGift('never-queued', gift({ subject: 'Never queued' }));
+    expect(freed.status).toBe(201);
+    expect(freed.headers.get('idempotent-replayed')).toBeNull();
+    expect(await giftCount()).toBe(before + 1);
+  });
+
   test('a retry whose marker is gone (Redis lost it) still replays, through a worker', async () => {
     const first = await postGift('marker-lost', gift({ subject: 'Marker lost' }));
     expect(first.status).toBe(201);
-    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^done:/);
+    // The lease names the finished job, which the next caller would find done.
+    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^inflight:/);
     await service.redis.del(markerOf('marker-lost'));
     const before = { gifts: await giftCount(), jobs: await jobCount() };
 
@@ -373,7 +408,6 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
     expect(retry.body).toEqual(first.body);
     expect(await giftCount()).toBe(before.gifts);
     expect(await jobCount()).toBe(before.jobs + 1);
-    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^done:/);
 
     const other = await postGift('marker-lost', gift({ subject: 'Another body' }));
     expect(other.status).toBe(422);
@@ -383,6 +417,9 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
   test('a marker that outlived its receipt does not hold the key: the retry is a new write', async () => {
     const first = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
     expect(first.status).toBe(201);
+    // A replay settles the lease into a done marker.
+    const replay = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
     await service.db.query(sql.unsafe`
       UPDATE write_receipts SET expires_at = now() - interval '1 second'
       WHERE institution_id = ${service.tenant.institutionId} AND key = 'receipt-gone'`);

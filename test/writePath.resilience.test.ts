@@ -52,7 +52,6 @@ describe('a job delivered twice commits once', () => {
       request,
       fingerprint: fingerprintOf(command.name, request),
       idempotencyKey,
-      lockToken: null,
     };
   };
 

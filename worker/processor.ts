@@ -4,18 +4,13 @@ import { commands } from '../common/commands/registry.js';
 import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
 import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
-import { lockKeyFor, markDone, releaseLock } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
-import { FINISHED_RETENTION_SECONDS } from '../common/queue.js';
-import type { Redis } from '../common/redis.js';
 
 export interface ProcessorDeps {
   pool: DatabasePool;
   metrics: WorkerMetrics;
-  redis: Redis;
   logger: Logger;
-  queuePrefix: string;
   idempotencyTtlSeconds: number;
 }
 
@@ -57,20 +52,6 @@ export function createProcessor(deps: ProcessorDeps) {
       if (!isUnavailableError(error)) throw error;
       log.warn({ err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
-    }
-    if (data.idempotencyKey && data.lockToken) {
-      // A committed (or replayed) outcome marks the key done so that retries read its receipt
-      // without a job; a refused write left nothing behind, so the key is free again.
-      const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
-      const finish = result.ok
-        ? markDone(
-            deps.redis,
-            lockKey,
-            data.lockToken,
-            Math.min(deps.idempotencyTtlSeconds, FINISHED_RETENTION_SECONDS),
-          )
-        : releaseLock(deps.redis, lockKey, data.lockToken);
-      await finish.catch(() => {});
     }
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);

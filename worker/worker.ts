@@ -3,7 +3,7 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { WRITE_QUEUE } from '../common/queue.js';
-import { createRedis, redisOptions } from '../common/redis.js';
+import { redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { createWorkerMetrics } from '../common/metrics.js';
@@ -21,14 +21,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
-  const redis = createRedis(config.REDIS_URL, 'blocking');
   const metrics = createWorkerMetrics(pool);
   const processor = createProcessor({
     pool,
     metrics,
-    redis,
     logger,
-    queuePrefix: config.QUEUE_PREFIX,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
   });
   const worker = new Worker<WriteJob, WriteResult>(WRITE_QUEUE, processor, {
@@ -64,7 +61,6 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),
       );
-      redis.disconnect();
       await pool.end();
     },
   };

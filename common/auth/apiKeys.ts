@@ -40,7 +40,9 @@ export const liveKey = (apiKeyId: string) =>
 
 /** Whether the key may still act: a write confirms it in its own transaction (runWrite). */
 export async function isKeyLive(db: CommonQueryMethods, apiKeyId: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.object({ live: z.boolean() }))`SELECT ${liveKey(apiKeyId)} AS live`);
+  return db.oneFirst(
+    sql.type(z.object({ live: z.boolean() }))`SELECT ${liveKey(apiKeyId)} AS live`,
+  );
 }
 
 /** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */

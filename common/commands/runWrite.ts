@@ -20,8 +20,6 @@ export interface WriteJob {
   request: WriteRequest;
   fingerprint: string;
   idempotencyKey: string | null;
-  /** The API's in-flight lock on the key; the worker frees it once the outcome is committed. */
-  lockToken: string | null;
 }
 
 /** Business outcomes travel back as data: BullMQ passes a thrown error on only as a string. */

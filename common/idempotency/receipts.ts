@@ -143,6 +143,8 @@ export async function findReceipt(
   return row ? toStored(row) : null;
 }
 
+const receiptWithKey = receiptRow.partial().extend({ key_live: z.boolean(), found: z.boolean() });
+
 /**
  * findReceipt for a retry answered without a worker, together with whether the key that sends it
  * may still act (one round trip).
@@ -152,9 +154,7 @@ export async function findReceiptFor(
   receipt: ReceiptKey,
   apiKeyId: string,
 ): Promise<{ keyLive: boolean; completed: StoredResponse | null }> {
-  const row = await db.one(sql.type(
-    receiptRow.partial().extend({ key_live: z.boolean(), found: z.boolean() }),
-  )`
+  const row = await db.one(sql.type(receiptWithKey)`
     SELECT ${liveKey(apiKeyId)} AS key_live, r.fingerprint IS NOT NULL AS found,
            r.fingerprint, r.status_code, r.response_body, r.location
     FROM (SELECT 1) AS one LEFT JOIN write_receipts r ON ${completedUnder(receipt)}`);

@@ -285,16 +285,16 @@ function print(
       `last third ${last.toFixed(1)} MiB vs first third ${first.toFixed(1)} MiB (limit +20%)`,
     ]);
   }
-  // A keyed write leaves two keys for the retention window (common/queue.ts): its completed job
-  // and its key's done marker. Keys follow the writes of the last window; anything beyond that
-  // plus the queue's own few keys is a leak.
+  // A keyed write leaves at most two keys for the retention window (common/queue.ts): its
+  // completed job, and its key's lease or done marker. Keys follow the writes of the last window;
+  // anything beyond that plus the queue's own few keys is a leak.
   const overshoot = Math.max(
     ...samples.map((sample) => sample.redisKeys - 2 * sample.retainedJobs),
   );
   verdicts.push([
     'Redis keys',
     overshoot <= 50,
-    `at most ${overshoot} keys beyond a job and a done marker per write in its retention window (limit 50)`,
+    `at most ${overshoot} keys beyond a job and a lease or marker per write in its retention window (limit 50)`,
   ]);
   const connections = steady.map((sample) => sample.pgConnections);
   const pg = flat(connections);

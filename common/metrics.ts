@@ -83,6 +83,12 @@ export function createWorkerMetrics(pool: DatabasePool) {
       buckets: latencyBuckets,
       registers: [registry],
     }),
+    createsPerStatement: new Histogram({
+      name: 'write_creates_per_statement',
+      help: 'Creates committed together in one statement (group commit), per statement.',
+      buckets: [1, 2, 4, 8, 16, 32],
+      registers: [registry],
+    }),
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -10,9 +10,10 @@ export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
 
 /**
  * How long Redis keeps the traces of a finished write: its completed job (for inspection on the
- * dashboard) and its key's done marker (so a prompt retry replays without a job). Postgres keeps
- * the receipt for IDEMPOTENCY_TTL_SECONDS; a retry after this window still replays, through a
- * worker. Bounds Redis memory to the writes of the last few minutes.
+ * dashboard, and for a prompt retry to find done: common/idempotency/lock.ts) and its key's done
+ * marker, once a retry left one. Postgres keeps the receipt for IDEMPOTENCY_TTL_SECONDS; a retry
+ * after this window still replays, through a worker. Bounds Redis memory to the writes of the
+ * last few minutes.
  */
 export const FINISHED_RETENTION_SECONDS = 300;
 

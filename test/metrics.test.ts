@@ -1,14 +1,18 @@
 import { sql } from 'slonik';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { freePort } from './helpers/processes.js';
 import { sleep } from './helpers/wait.js';
 
 let service: TestService;
+let workerMetricsPort: number;
 
 beforeAll(async () => {
+  workerMetricsPort = await freePort();
   service = await startTestService({
     IDEMPOTENCY_TTL_SECONDS: '1',
     METRICS_TOKEN: 'metrics-token-for-tests',
+    WORKER_METRICS_PORT: String(workerMetricsPort),
   });
 });
 afterAll(async () => {
@@ -53,6 +57,30 @@ test('GET /metrics reports requests by route and status, idempotency outcomes, q
   expect(metrics.text).toMatch(/idempotency_outcomes_total\{outcome="replayed"\} 1/);
   expect(metrics.text).toMatch(/write_queue_jobs\{state="waiting"\} 0/);
   expect(metrics.text).toMatch(/db_pool_connections\{state="idle"\} \d+/);
+});
+
+test("a worker's /metrics reports job wait and run time and the creates each statement committed", async () => {
+  const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+    body: { role: 'Individual', first_name: 'Grace', last_name: 'Hopper' },
+    headers: { 'Idempotency-Key': 'metrics-donor' },
+  });
+  const gifts = await Promise.all(
+    [1, 2, 3].map((n) =>
+      service.call('POST', '/api/v1/gifts', {
+        body: { donor_id: donor.body.id, amount: n, subject: 'Metrics', gift_date: '2026-01-01' },
+      }),
+    ),
+  );
+  expect(gifts.map((gift) => gift.status)).toEqual([201, 201, 201]);
+  const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+  expect(text).toMatch(/write_job_wait_seconds_count\{command="gifts.create"\} 3/);
+  expect(text).toMatch(/write_job_run_seconds_count\{command="gifts.create",status="201"\} 3/);
+  // Three gifts, in one to three statements depending on how they met in the worker.
+  const statements = Number(/write_creates_per_statement_count (\d+)/.exec(text)?.[1]);
+  const creates = Number(/write_creates_per_statement_sum (\d+)/.exec(text)?.[1]);
+  expect(creates).toBe(3);
+  expect(statements).toBeGreaterThanOrEqual(1);
+  expect(statements).toBeLessThanOrEqual(3);
 });
 
 test('with METRICS_TOKEN set, /metrics needs the bearer token', async () => {

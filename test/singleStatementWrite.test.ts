@@ -67,7 +67,14 @@ const commitAs = (
   key: ReceiptKey,
   fingerprint: string,
   ttlSeconds: number,
-) => insertWithReceipt(service.db, create, liveKey(apiKeyId), key, fingerprint, ttlSeconds);
+) =>
+  insertWithReceipt(service.db, {
+    create,
+    guard: liveKey(apiKeyId),
+    receipt: key,
+    fingerprint,
+    ttlSeconds,
+  });
 
 async function commit(
   create: SingleStatementCreate,

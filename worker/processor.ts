@@ -6,9 +6,11 @@ import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
+import type { GroupCommit } from './groupCommit.js';
 
 export interface ProcessorDeps {
   pool: DatabasePool;
+  groupCommit: GroupCommit;
   metrics: WorkerMetrics;
   logger: Logger;
   idempotencyTtlSeconds: number;
@@ -47,6 +49,7 @@ export function createProcessor(deps: ProcessorDeps) {
         idempotencyTtlSeconds: data.idempotencyKey
           ? deps.idempotencyTtlSeconds
           : JOB_RECEIPT_TTL_SECONDS,
+        commitCreate: (item) => deps.groupCommit.commit(item),
       });
     } catch (error) {
       if (!isUnavailableError(error)) throw error;

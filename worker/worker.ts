@@ -8,6 +8,7 @@ import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { createWorkerMetrics } from '../common/metrics.js';
 import { startMaintenance } from './maintenance.js';
+import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 
 export interface RunningWorker {
@@ -24,6 +25,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const metrics = createWorkerMetrics(pool);
   const processor = createProcessor({
     pool,
+    groupCommit: new GroupCommit(pool, (creates) => metrics.createsPerStatement.observe(creates)),
     metrics,
     logger,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,

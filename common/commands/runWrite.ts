@@ -6,6 +6,8 @@ import {
   findReceipt,
   insertWithReceipt,
   storeReceipt,
+  type CreatedOutcome,
+  type ReceiptedCreate,
   type ReceiptKey,
   type StoredResponse,
 } from '../idempotency/receipts.js';
@@ -29,6 +31,11 @@ export type WriteResult =
 
 export interface RunOptions {
   dryRun: boolean;
+  /**
+   * Commits a single-statement create with its receipt; the worker shares statements between
+   * concurrent jobs (worker/groupCommit.ts). By default each create is its own statement.
+   */
+  commitCreate?(item: ReceiptedCreate): Promise<CreatedOutcome | null>;
   /** Identifies this delivery of the job; a second delivery replays the first one's outcome. */
   jobId: string;
   idempotencyTtlSeconds: number;
@@ -59,9 +66,9 @@ export const failure = (error: ApiError): WriteResult => ({
 });
 
 /**
- * Runs one write in one transaction (or one statement, see commitInOneStatement): validate and
- * apply through the command, then record the
- * response under its receipt (idempotency key, or the job id for a keyless write) and commit.
+ * Runs one write in one transaction (or one statement, see commitInOneStatement): confirm the
+ * API key is still live, validate and apply through the command, then record the response under
+ * its receipt (idempotency key, or the job id for a keyless write) and commit.
  * If the receipt already holds an earlier write's response, everything rolls back and that
  * response is the answer. Any business error rolls everything back, so the key stays free;
  * the receipt is checked then too, since a refused write may be the second delivery of one
@@ -132,14 +139,14 @@ async function commitInOneStatement(
   );
   if (!create) return null;
   try {
-    const outcome = await insertWithReceipt(
-      pool,
+    const item: ReceiptedCreate = {
       create,
-      liveKey(job.apiKeyId),
+      guard: liveKey(job.apiKeyId),
       receipt,
-      job.fingerprint,
-      options.idempotencyTtlSeconds,
-    );
+      fingerprint: job.fingerprint,
+      ttlSeconds: options.idempotencyTtlSeconds,
+    };
+    const outcome = await (options.commitCreate?.(item) ?? insertWithReceipt(pool, item));
     return outcome && { ok: true, ...outcome, replayed: false };
   } catch (error) {
     if (error instanceof IntegrityConstraintViolationError) return null;

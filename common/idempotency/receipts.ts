@@ -81,50 +81,100 @@ const placeholders = {
   updated_at: '\u0000updated_at',
 };
 
-/** A timestamp of the created row as JSON, written as the API writes every timestamp. */
-const jsonTimestamp = (column: 'created_at' | 'updated_at') =>
-  sql.fragment`to_json(to_char(${sql.identifier(['created', column])} AT TIME ZONE 'UTC',
+/** A timestamp of a created row as JSON, written as the API writes every timestamp. */
+const jsonTimestamp = (created: string, column: 'created_at' | 'updated_at') =>
+  sql.fragment`to_json(to_char(${sql.identifier([created, column])} AT TIME ZONE 'UTC',
                                'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
 
+/** A create to commit together with its receipt (runWrite's single-statement path). */
+export interface ReceiptedCreate {
+  create: SingleStatementCreate;
+  /** What must hold for anything to be written: the API key is live. */
+  guard: FragmentSqlToken;
+  receipt: ReceiptKey;
+  fingerprint: string;
+  ttlSeconds: number;
+}
+
+export interface CreatedOutcome {
+  status: 201;
+  body: JsonObject;
+  location: string;
+}
+
 const storedCreate = z.object({
+  member: z.number(),
   response_body: z.record(z.string(), z.json()),
   location: z.string(),
 });
 
+/** One create and its receipt, as two data-modifying steps of a WITH, answering as `member`. */
+function createSteps(item: ReceiptedCreate, member: number) {
+  const created = `created_${member}`;
+  const stored = `receipt_${member}`;
+  const template = JSON.stringify(item.create.present({ ...item.create.fields, ...placeholders }));
+  const { receipt } = item;
+  return {
+    steps: sql.fragment`
+      ${sql.identifier([created])} AS (${item.create.insert(item.guard)}),
+      ${sql.identifier([stored])} AS (
+        INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                    response_body, location, expires_at)
+        SELECT ${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${item.fingerprint}, 201,
+               replace(replace(replace(${template},
+                 ${JSON.stringify(placeholders.id)}, ${sql.identifier([created, 'id'])}::text),
+                 ${JSON.stringify(placeholders.created_at)}, ${jsonTimestamp(created, 'created_at')}),
+                 ${JSON.stringify(placeholders.updated_at)}, ${jsonTimestamp(created, 'updated_at')})::json,
+               ${`${item.create.path}/`} || ${sql.identifier([created, 'id'])},
+               now() + make_interval(secs => ${item.ttlSeconds})
+        FROM ${sql.identifier([created])}
+        RETURNING response_body, location)`,
+    answer: sql.fragment`
+      SELECT ${member}::int AS member, response_body, location FROM ${sql.identifier([stored])}`,
+  };
+}
+
 /**
- * Commits a create and its receipt as one statement: one round trip, atomic on its own. The
- * receipt's body is the record presented from its fields with the id and timestamps the insert
+ * Commits creates and their receipts as one statement: one round trip, atomic on its own. Each
+ * receipt's body is the record presented from its fields with the id and timestamps its insert
  * assigned filled in, and the stored body is the answer, so the first response and every replay
- * are the same text. Null, writing nothing, when `guard` does not hold. Anything refused throws
- * Slonik's IntegrityConstraintViolationError and writes nothing: a reference that is gone, or a
- * key that already holds a receipt (even an expired one; storeReceipt's path takes those over).
+ * are the same text. An outcome per create, in order; null, writing nothing, where its guard did
+ * not hold. Anything refused throws (Slonik's IntegrityConstraintViolationError for a reference
+ * that is gone, or a key that already holds a receipt, even an expired one: storeReceipt's path
+ * takes those over) and writes nothing at all.
  */
+export async function insertWithReceipts(
+  db: CommonQueryMethods,
+  items: readonly ReceiptedCreate[],
+): Promise<(CreatedOutcome | null)[]> {
+  const parts = items.map(createSteps);
+  const rows = await db.any(sql.type(storedCreate)`
+    WITH ${sql.join(
+      parts.map((part) => part.steps),
+      sql.fragment`,`,
+    )}
+    ${sql.join(
+      parts.map((part) => part.answer),
+      sql.fragment` UNION ALL `,
+    )}`);
+  const outcomes: (CreatedOutcome | null)[] = items.map(() => null);
+  for (const row of rows) {
+    outcomes[row.member] = {
+      status: 201,
+      body: row.response_body as JsonObject,
+      location: row.location,
+    };
+  }
+  return outcomes;
+}
+
+/** insertWithReceipts for one create. */
 export async function insertWithReceipt(
   db: CommonQueryMethods,
-  create: SingleStatementCreate,
-  guard: FragmentSqlToken,
-  receipt: ReceiptKey,
-  fingerprint: string,
-  ttlSeconds: number,
-): Promise<{ status: 201; body: JsonObject; location: string } | null> {
-  const template = JSON.stringify(create.present({ ...create.fields, ...placeholders }));
-  const stored = await db.maybeOne(sql.type(storedCreate)`
-    WITH created AS (${create.insert(guard)}),
-    receipt AS (
-      INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
-                                  response_body, location, expires_at)
-      SELECT ${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint}, 201,
-             replace(replace(replace(${template},
-               ${JSON.stringify(placeholders.id)}, created.id::text),
-               ${JSON.stringify(placeholders.created_at)}, ${jsonTimestamp('created_at')}),
-               ${JSON.stringify(placeholders.updated_at)}, ${jsonTimestamp('updated_at')})::json,
-             ${`${create.path}/`} || created.id,
-             now() + make_interval(secs => ${ttlSeconds})
-      FROM created
-      RETURNING response_body, location)
-    SELECT response_body, location FROM receipt`);
-  if (!stored) return null;
-  return { status: 201, body: stored.response_body as JsonObject, location: stored.location };
+  item: ReceiptedCreate,
+): Promise<CreatedOutcome | null> {
+  const [outcome] = await insertWithReceipts(db, [item]);
+  return outcome ?? null;
 }
 
 /** The key's unexpired, completed receipt, as a condition on `write_receipts r`. */

@@ -1,6 +1,9 @@
+import { Queue } from 'bullmq';
+import { WRITE_QUEUE } from '../../common/queue.js';
+import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
-  blockedQueries,
+  heldJobs,
   faultChecks,
   holdDonorRow,
   inspect,
@@ -27,8 +30,14 @@ describe('the API killed with SIGKILL while requests wait, then restarted on the
 
     // Keep writes in flight, so that requests are waiting in the API when it dies.
     const hold = await holdDonorRow(db, rig.donorId);
-    await waitFor(async () => (await blockedQueries(db)) >= 3, 5_000, 'requests to wait');
-    waitingAtKill = await blockedQueries(db);
+    // Each job held in the worker is a request waiting in the API.
+    const queue = new Queue(WRITE_QUEUE, {
+      connection: redisOptions(rig.service.config.REDIS_URL, 'blocking'),
+      prefix: rig.service.config.QUEUE_PREFIX,
+    });
+    await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'requests to wait');
+    waitingAtKill = await heldJobs(db, queue);
+    await queue.close();
     await rig.kill(rig.api);
     await hold.release();
     await sleep(1_000);

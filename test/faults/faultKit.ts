@@ -3,6 +3,7 @@
  * real processes against a test service's database, a stream of gift creates from clients that
  * retry as real clients do, and the checks every fault must pass afterwards.
  */
+import type { Queue } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { startTestService, type ServiceOptions, type TestService } from '../helpers/harness.js';
@@ -348,14 +349,24 @@ export async function recoveryTime(stream: GiftStream, since: number): Promise<n
   return isSuccess(result.status) ? Date.now() - since : Number.POSITIVE_INFINITY;
 }
 
-/** Queries of this database waiting for a lock: writes held inside a worker's transaction. */
-export const blockedQueries = async (db: DatabasePool) =>
+/** Queries of this database waiting for a lock: writes held inside a worker's statement. */
+const blockedQueries = async (db: DatabasePool) =>
   Number(
     await db.oneFirst(
       sql.unsafe`SELECT count(*)::int FROM pg_stat_activity
                  WHERE wait_event_type = 'Lock' AND datname = current_database()`,
     ),
   );
+
+/**
+ * Write jobs held mid-job: those the workers have taken while their writes wait for a lock. A
+ * worker commits the creates of concurrent jobs in one statement (worker/groupCommit.ts), so a
+ * single blocked query can hold many jobs.
+ */
+export async function heldJobs(db: DatabasePool, queue: Queue): Promise<number> {
+  if ((await blockedQueries(db)) === 0) return 0;
+  return queue.getActiveCount();
+}
 
 export interface FaultReport {
   keys: number;

@@ -3,7 +3,7 @@ import { WRITE_QUEUE } from '../../common/queue.js';
 import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
-  blockedQueries,
+  heldJobs,
   faultChecks,
   holdDonorRow,
   inspect,
@@ -37,7 +37,7 @@ describe('a worker killed with SIGKILL while jobs are active, then restarted', (
 
     // Keep the worker's writes inside their transactions, so the kill lands mid-job.
     const hold = await holdDonorRow(db, rig.donorId);
-    await waitFor(async () => (await blockedQueries(db)) >= 3, 5_000, 'writes in the worker');
+    await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'writes in the worker');
     activeAtKill = (await queue.getActive()).map((job) => job.id ?? '');
     await rig.kill(rig.workers[0]!);
     await hold.release();
@@ -92,7 +92,12 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
 
     // The first worker holds jobs in their transactions; a second one joins; the first freezes.
     const hold = await holdDonorRow(db, rig.donorId);
-    await waitFor(async () => (await blockedQueries(db)) >= 3, 5_000, 'writes in the worker');
+    const queue = new Queue(WRITE_QUEUE, {
+      connection: redisOptions(config.REDIS_URL, 'blocking'),
+      prefix: config.QUEUE_PREFIX,
+    });
+    await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'writes in the worker');
+    await queue.close();
     await rig.startWorker();
     const frozen = rig.workers[0]!;
     frozen.child.kill('SIGSTOP');

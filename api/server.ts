@@ -36,7 +36,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   const metrics = createApiMetrics(pool, () =>
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
   );
-  const recentKeys = new RecentKeys();
+  const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
   const gateway = new WriteGateway({
     config,
     metrics,

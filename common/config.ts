@@ -21,6 +21,11 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: positiveInt(20),
   /** Requests per second one API key may make to one API process; 0 turns the limit off. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  /**
+   * How long an API process may admit real writes on a key it confirmed, without asking Postgres
+   * again (the worker confirms the key inside every write anyway); 0: every request asks.
+   */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   /** Optional bearer token protecting GET /metrics on the API. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**

@@ -309,6 +309,16 @@ describe('several keys and revocation', () => {
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
     });
 
+    test('a refusal that needs no worker may still answer a just-revoked key (the documented window)', async () => {
+      const key = await justRevokedKey();
+      const malformed = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
+        key: key.key,
+        rawBody: '{"not json',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(malformed.status).toBe(400);
+    });
+
     test('a write queued before the revocation and run after it writes nothing', async () => {
       const key = await insertApiKey(service.db, service.tenant.institutionId);
       expect((await service.call('GET', '/api/v1/institution', { key: key.key })).status).toBe(200);
@@ -450,5 +460,28 @@ describe('how keys are stored', () => {
       expect(secret).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(secret.length * 6).toBeGreaterThanOrEqual(128);
     }
+  });
+});
+
+describe('API_KEY_CACHE_SECONDS=0', () => {
+  let strict: TestService;
+  beforeAll(async () => {
+    strict = await startTestService({ API_KEY_CACHE_SECONDS: '0' });
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  test('every request asks Postgres: a just-revoked key gets 401 even where no worker is needed', async () => {
+    const key = await insertApiKey(strict.db, strict.tenant.institutionId);
+    expect((await strict.call('GET', '/api/v1/institution', { key: key.key })).status).toBe(200);
+    await revokeApiKey(strict.db, key.id);
+    const malformed = await strict.call<ErrorBody>('POST', '/api/v1/gifts', {
+      key: key.key,
+      rawBody: '{"not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.error.code).toBe('invalid_api_key');
   });
 });

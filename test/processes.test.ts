@@ -46,6 +46,7 @@ describe('configuration', () => {
     ],
     ['worker/main.js', 'WORKER_CONCURRENCY', '0', 'Invalid configuration: WORKER_CONCURRENCY'],
     ['api/main.js', 'RATE_LIMIT_PER_SECOND', '-1', 'Invalid configuration: RATE_LIMIT_PER_SECOND'],
+    ['api/main.js', 'API_KEY_CACHE_SECONDS', '-1', 'Invalid configuration: API_KEY_CACHE_SECONDS'],
   ])('%s with %s=%s stops with one line naming it', async (entry, name, value, message) => {
     const env = configEnv(service.config);
     if (value === undefined) delete env[name];

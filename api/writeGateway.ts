@@ -45,7 +45,18 @@ const idempotencyOutcomes: Record<string, string> = {
  * worker and wait a bounded time for its outcome.
  */
 export class WriteGateway {
-  constructor(private readonly deps: GatewayDeps) {}
+  private readonly lockSettings: LockSettings;
+
+  constructor(private readonly deps: GatewayDeps) {
+    const { WRITE_TIMEOUT_MS, IDEMPOTENCY_TTL_SECONDS } = deps.config;
+    this.lockSettings = {
+      // The lease outlives the wait: after a 504 the key stays held while the job still runs.
+      leaseMs: WRITE_TIMEOUT_MS * 3,
+      jobKeyPrefix: deps.queue.toKey(''),
+      // A done marker never outlives its receipt.
+      doneSeconds: Math.min(IDEMPOTENCY_TTL_SECONDS, FINISHED_RETENTION_SECONDS),
+    };
+  }
 
   dryRun(command: Command, job: WriteJob): Promise<WriteResult> {
     return runWrite(this.deps.pool, command, job, {
@@ -77,8 +88,7 @@ export class WriteGateway {
 
     const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
     const token = newLockToken(job.fingerprint, job.requestId);
-    const settings = this.lockSettings();
-    let attempt = await acquireLock(this.deps.redis, lockKey, token, settings);
+    let attempt = await acquireLock(this.deps.redis, lockKey, token, this.lockSettings);
     if (attempt.state === 'done') {
       // No worker sees this retry, so the key is confirmed here, in the same query.
       const { keyLive, completed } = await findReceiptFor(
@@ -89,7 +99,7 @@ export class WriteGateway {
       if (!keyLive) return failure(errors.invalidApiKey());
       if (completed) return answerFrom(completed, job);
       // The receipt expired before its marker did: the key is free.
-      attempt = await acquireLock(this.deps.redis, lockKey, token, settings, false);
+      attempt = await acquireLock(this.deps.redis, lockKey, token, this.lockSettings, false);
     }
     if (attempt.state === 'in_flight') {
       return failure(
@@ -109,17 +119,6 @@ export class WriteGateway {
       if (!timedOut) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
       throw error;
     }
-  }
-
-  private lockSettings(): LockSettings {
-    const { WRITE_TIMEOUT_MS, IDEMPOTENCY_TTL_SECONDS } = this.deps.config;
-    return {
-      // The lease outlives the wait: after a 504 the key stays held while the job still runs.
-      leaseMs: WRITE_TIMEOUT_MS * 3,
-      jobKeyPrefix: this.deps.queue.toKey(''),
-      // A done marker never outlives its receipt.
-      doneSeconds: Math.min(IDEMPOTENCY_TTL_SECONDS, FINISHED_RETENTION_SECONDS),
-    };
   }
 
   private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {

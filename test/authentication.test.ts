@@ -275,6 +275,23 @@ describe('several keys and revocation', () => {
       expect(read.body.subject).toBe('to keep');
     });
 
+    test('a write refused right after revocation: 401, not the refusal, which would tell about the data', async () => {
+      const key = await justRevokedKey();
+      const before = await writeRowCount();
+      const unknownDonor = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
+        key: key.key,
+        body: { ...giftBody('refused'), donor_id: 987_654_321 },
+      });
+      expect(unknownDonor.status).toBe(401);
+      expect(unknownDonor.body.error.code).toBe('invalid_api_key');
+      const unknownGift = await service.call<ErrorBody>('PATCH', '/api/v1/gifts/987654321', {
+        key: key.key,
+        body: { subject: 'nothing here' },
+      });
+      expect(unknownGift.status).toBe(401);
+      expect(await writeRowCount()).toBe(before);
+    });
+
     test('reads and dry runs right after revocation: 401 at once', async () => {
       const key = await justRevokedKey();
       const calls = [

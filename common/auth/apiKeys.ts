@@ -38,13 +38,6 @@ export const keyIdOf = (presented: string): string | null =>
 export const liveKey = (apiKeyId: string) =>
   sql.fragment`EXISTS (SELECT 1 FROM api_keys WHERE id = ${apiKeyId} AND revoked_at IS NULL)`;
 
-/** Whether the key may still act: a write confirms it in its own transaction (runWrite). */
-export async function isKeyLive(db: CommonQueryMethods, apiKeyId: string): Promise<boolean> {
-  return db.oneFirst(
-    sql.type(z.object({ live: z.boolean() }))`SELECT ${liveKey(apiKeyId)} AS live`,
-  );
-}
-
 /** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */
 export async function authenticate(
   db: CommonQueryMethods,

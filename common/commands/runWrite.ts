@@ -1,9 +1,9 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
-import { isKeyLive, liveKey } from '../auth/apiKeys.js';
+import { liveKey } from '../auth/apiKeys.js';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import {
-  findReceipt,
+  findReceiptFor,
   insertWithReceipt,
   storeReceipt,
   type CreatedOutcome,
@@ -66,13 +66,13 @@ export const failure = (error: ApiError): WriteResult => ({
 });
 
 /**
- * Runs one write in one transaction (or one statement, see commitInOneStatement): confirm the
- * API key is still live, validate and apply through the command, then record the response under
- * its receipt (idempotency key, or the job id for a keyless write) and commit.
- * If the receipt already holds an earlier write's response, everything rolls back and that
- * response is the answer. Any business error rolls everything back, so the key stays free;
- * the receipt is checked then too, since a refused write may be the second delivery of one
- * that committed. A dry run skips the receipt and runs read-only.
+ * Runs one write in one transaction (or one statement, see commitInOneStatement): validate and
+ * apply through the command, then record the response under its receipt (idempotency key, or
+ * the job id for a keyless write) and commit, provided the API key is still live (else 401 and
+ * nothing written). If the receipt already holds an earlier write's response, everything rolls
+ * back and that response is the answer. Any business error rolls everything back, so the key
+ * stays free; the receipt (and the API key) is checked then too, since a refused write may be
+ * the second delivery of one that committed. A dry run skips the receipt and runs read-only.
  */
 export async function runWrite(
   pool: DatabasePool,
@@ -89,22 +89,22 @@ export async function runWrite(
   }
   try {
     const outcome = await pool.transaction(async (db) => {
-      // A dry run was authenticated against Postgres by the API, just now.
       if (options.dryRun) await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
-      else if (!(await isKeyLive(db, job.apiKeyId))) throw new KeyRevoked();
       const result = await command.execute(
         { db, institution: job.institution, dryRun: options.dryRun, now: new Date().toISOString() },
         job.request,
       );
       if (!options.dryRun) {
-        const earlier = await storeReceipt(
+        const claim = await storeReceipt(
           db,
           receipt,
+          job.apiKeyId,
           job.fingerprint,
           options.idempotencyTtlSeconds,
           result,
         );
-        if (earlier) throw new Replay(answerFrom(earlier, job));
+        if (claim.outcome === 'key_revoked') throw new KeyRevoked();
+        if (claim.outcome === 'earlier') throw new Replay(answerFrom(claim.earlier, job));
       }
       return result;
     });
@@ -113,9 +113,11 @@ export async function runWrite(
     if (error instanceof Replay) return error.result;
     if (error instanceof KeyRevoked) return failure(errors.invalidApiKey());
     const answer = refusal(command, error);
+    // A dry run was authenticated against Postgres by the API, just now.
     if (options.dryRun) return answer;
-    const earlier = await findReceipt(pool, receipt);
-    return earlier ? answerFrom(earlier, job) : answer;
+    const { keyLive, completed } = await findReceiptFor(pool, receipt, job.apiKeyId);
+    if (!keyLive) return failure(errors.invalidApiKey());
+    return completed ? answerFrom(completed, job) : answer;
   }
 }
 

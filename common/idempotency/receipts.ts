@@ -38,36 +38,50 @@ const toStored = (row: z.infer<typeof receiptRow>): StoredResponse => ({
   location: row.location,
 });
 
+/** What storing a write's receipt found (storeReceipt). */
+export type ReceiptClaim =
+  | { outcome: 'stored' }
+  | { outcome: 'key_revoked' }
+  | { outcome: 'earlier'; earlier: StoredResponse };
+
+const claimRow = z.object({ stored: z.boolean(), key_live: z.boolean() });
+
 /**
  * Records a write's response under its key, inside the write's own transaction, as its last
- * statement. Returns null when this transaction now holds the key (new, or the old receipt had
- * expired), else the response an earlier write committed under it; the caller then rolls back.
- * A concurrent write of the same key waits here until the other transaction ends, so exactly
- * one of them commits.
+ * statement, if the API key that sent it is still live (the API may have admitted the write on
+ * a key confirmed seconds ago). `stored` when this transaction now holds the key (new, or the old
+ * receipt had expired); else the key was revoked, or an earlier write committed a response under
+ * it; the caller then rolls back. A concurrent write of the same key waits here until the other
+ * transaction ends, so exactly one of them commits.
  */
 export async function storeReceipt(
   db: DatabaseTransactionConnection,
   receipt: ReceiptKey,
+  apiKeyId: string,
   fingerprint: string,
   ttlSeconds: number,
   response: { status: number; body: JsonObject; location?: string | undefined },
-): Promise<StoredResponse | null> {
-  const stored = await db.maybeOne(sql.type(z.object({ stored: z.boolean() }))`
-    INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
-                                response_body, location, expires_at)
-    VALUES (${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint},
-            ${response.status}, ${sql.json(response.body)}, ${response.location ?? null},
-            now() + make_interval(secs => ${ttlSeconds}))
-    ON CONFLICT (institution_id, source, key) DO UPDATE
-      SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
-          response_body = EXCLUDED.response_body, location = EXCLUDED.location,
-          created_at = now(), expires_at = EXCLUDED.expires_at
-      WHERE write_receipts.expires_at <= now()
-    RETURNING true AS stored`);
-  if (stored) return null;
-  const existing = await findReceipt(db, receipt);
-  if (!existing) throw new Error('write receipt vanished while held');
-  return existing;
+): Promise<ReceiptClaim> {
+  const claim = await db.one(sql.type(claimRow)`
+    WITH stored AS (
+      INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                  response_body, location, expires_at)
+      SELECT ${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint},
+             ${response.status}, ${sql.json(response.body)}, ${response.location ?? null},
+             now() + make_interval(secs => ${ttlSeconds})
+      WHERE ${liveKey(apiKeyId)}
+      ON CONFLICT (institution_id, source, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
+            response_body = EXCLUDED.response_body, location = EXCLUDED.location,
+            created_at = now(), expires_at = EXCLUDED.expires_at
+        WHERE write_receipts.expires_at <= now()
+      RETURNING 1)
+    SELECT EXISTS (SELECT 1 FROM stored) AS stored, ${liveKey(apiKeyId)} AS key_live`);
+  if (claim.stored) return { outcome: 'stored' };
+  if (!claim.key_live) return { outcome: 'key_revoked' };
+  const earlier = await findReceipt(db, receipt);
+  if (!earlier) throw new Error('write receipt vanished while held');
+  return { outcome: 'earlier', earlier };
 }
 
 /**
@@ -196,8 +210,8 @@ export async function findReceipt(
 const receiptWithKey = receiptRow.partial().extend({ key_live: z.boolean(), found: z.boolean() });
 
 /**
- * findReceipt for a retry answered without a worker, together with whether the key that sends it
- * may still act (one round trip).
+ * findReceipt together with whether the API key that asks may still act (one round trip): for a
+ * retry answered without a worker, and for a refused write.
  */
 export async function findReceiptFor(
   db: CommonQueryMethods,

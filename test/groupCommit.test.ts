@@ -1,13 +1,11 @@
 import { IntegrityConstraintViolationError, sql } from 'slonik';
 import { z } from 'zod';
 import { liveKey } from '../common/auth/apiKeys.js';
-import type { WriteRequest } from '../common/commands/command.js';
 import type { CreatedOutcome, ReceiptedCreate } from '../common/idempotency/receipts.js';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { createGift } from '../common/resources/gifts/commands.js';
 import { GroupCommit } from '../worker/groupCommit.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
-import { created } from './helpers/responses.js';
+import { giftStatement, newDonor } from './helpers/singleStatement.js';
 
 /**
  * The worker's group commit: single-statement creates of concurrent jobs share one statement.
@@ -19,20 +17,11 @@ let other: Tenant;
 let donorId: number;
 let otherDonorId: number;
 
-const donor = (key?: string) =>
-  created<{ id: number }>(
-    service.call('POST', '/api/v1/donors', {
-      key,
-      body: { role: 'Individual', first_name: 'Emmy', last_name: 'Noether' },
-      headers: { 'Idempotency-Key': `donor-${Math.random()}` },
-    }),
-  );
-
 beforeAll(async () => {
   service = await startTestService();
   other = await service.createTenant('Other College', 'USD');
-  donorId = (await donor()).id;
-  otherDonorId = (await donor(other.key)).id;
+  donorId = (await newDonor(service)).id;
+  otherDonorId = (await newDonor(service, other.key)).id;
 });
 
 afterAll(async () => {
@@ -45,24 +34,13 @@ function giftCreate(
   overrides: Record<string, unknown> = {},
   apiKeyId = service.tenant.apiKeyId,
 ): ReceiptedCreate {
-  const request: WriteRequest = {
-    params: {},
-    body: {
-      donor_id: donorId,
-      amount: 40,
-      subject: key,
-      gift_date: '2026-06-01',
-      ...overrides,
-    } as WriteRequest['body'],
-  };
-  const create = createGift.singleStatement?.(
-    {
-      institution: { id: service.tenant.institutionId, name: 'Test', currency: 'USD' },
-      dryRun: false,
-      now: new Date().toISOString(),
-    },
-    request,
-  );
+  const create = giftStatement(service, {
+    donor_id: donorId,
+    amount: 40,
+    subject: key,
+    gift_date: '2026-06-01',
+    ...overrides,
+  });
   if (!create) throw new Error('expected a single-statement create');
   return {
     create,

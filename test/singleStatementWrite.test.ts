@@ -1,12 +1,12 @@
 import { IntegrityConstraintViolationError, sql } from 'slonik';
 import { z } from 'zod';
 import { liveKey } from '../common/auth/apiKeys.js';
-import type { Command, SingleStatementCreate, WriteRequest } from '../common/commands/command.js';
+import type { SingleStatementCreate } from '../common/commands/command.js';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { insertWithReceipt, type ReceiptKey } from '../common/idempotency/receipts.js';
-import { createGift } from '../common/resources/gifts/commands.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
+import { giftStatement, newDonor } from './helpers/singleStatement.js';
 
 /**
  * A gift that names no fund is created in one statement together with its receipt (runWrite's
@@ -28,25 +28,6 @@ const giftBody = (overrides: Record<string, unknown> = {}): Record<string, unkno
   ...overrides,
 });
 
-const donor = (key?: string) =>
-  created<{ id: number }>(
-    service.call('POST', '/api/v1/donors', {
-      key,
-      body: { role: 'Individual', first_name: 'Mary', last_name: 'Somerville' },
-      headers: { 'Idempotency-Key': `donor-${Math.random()}` },
-    }),
-  );
-
-const institution = () => ({ id: service.tenant.institutionId, name: 'Test', currency: 'USD' });
-const request = (body: Record<string, unknown>): WriteRequest => ({
-  params: {},
-  body: body as never,
-});
-const plan = (command: Command, body: Record<string, unknown>) =>
-  command.singleStatement?.(
-    { institution: institution(), dryRun: false, now: new Date().toISOString() },
-    request(body),
-  ) ?? null;
 const receiptKey = (key: string): ReceiptKey => ({
   institutionId: service.tenant.institutionId,
   source: 'client',
@@ -90,8 +71,8 @@ async function commit(
 beforeAll(async () => {
   service = await startTestService();
   other = await service.createTenant('Other College', 'USD');
-  donorId = (await donor()).id;
-  otherDonorId = (await donor(other.key)).id;
+  donorId = (await newDonor(service)).id;
+  otherDonorId = (await newDonor(service, other.key)).id;
   fundId = (
     await created<{ id: number }>(
       service.call('POST', '/api/v1/funds', { body: { name: 'General', code: 'GEN' } }),
@@ -105,20 +86,20 @@ afterAll(async () => {
 
 describe('which gifts take one statement', () => {
   test('a valid body that names no fund does; one naming a fund, or with any error, does not', () => {
-    expect(plan(createGift, giftBody())).not.toBeNull();
-    expect(plan(createGift, giftBody({ fund_id: null }))).not.toBeNull();
+    expect(giftStatement(service, giftBody())).not.toBeNull();
+    expect(giftStatement(service, giftBody({ fund_id: null }))).not.toBeNull();
     // A fund may be closed: only a lookup tells, so the transaction judges it.
-    expect(plan(createGift, giftBody({ fund_id: fundId }))).toBeNull();
+    expect(giftStatement(service, giftBody({ fund_id: fundId }))).toBeNull();
     // Errors are reported by the full validation, all at once.
-    expect(plan(createGift, giftBody({ amount: -1 }))).toBeNull();
-    expect(plan(createGift, giftBody({ donor_id: undefined }))).toBeNull();
-    expect(plan(createGift, giftBody({ check_number: '12' }))).toBeNull();
+    expect(giftStatement(service, giftBody({ amount: -1 }))).toBeNull();
+    expect(giftStatement(service, giftBody({ donor_id: undefined }))).toBeNull();
+    expect(giftStatement(service, giftBody({ check_number: '12' }))).toBeNull();
   });
 });
 
 describe('the statement', () => {
   test('stores the gift and a receipt whose body is the answer, byte for byte', async () => {
-    const create = plan(createGift, giftBody({ type: 'check', check_number: 'A-17' }));
+    const create = giftStatement(service, giftBody({ type: 'check', check_number: 'A-17' }));
     const outcome = await commit(create!, receiptKey('one-a'), 'fp', 60);
     const id = Number(outcome.body.id);
     expect(outcome.status).toBe(201);
@@ -146,7 +127,7 @@ describe('the statement', () => {
 
   test('fills in the timestamps exactly as the API writes them, whatever their milliseconds', async () => {
     for (let index = 0; index < 25; index += 1) {
-      const create = plan(createGift, giftBody({ subject: `Gift ${index}` }));
+      const create = giftStatement(service, giftBody({ subject: `Gift ${index}` }));
       const outcome = await commit(create!, receiptKey(`ms-${index}`), 'fp', 60);
       const read = await service.call<Record<string, unknown>>(
         'GET',
@@ -161,7 +142,7 @@ describe('the statement', () => {
 
   test('client text that spells a placeholder is stored and answered as sent', async () => {
     const subject = '"\\u0000id" "\\u0000created_at" \\u0000updated_at';
-    const create = plan(createGift, giftBody({ subject }));
+    const create = giftStatement(service, giftBody({ subject }));
     const outcome = await commit(create!, receiptKey('spelled'), 'fp', 60);
     expect(outcome.body.subject).toBe(subject);
     expect(outcome.body.id).toEqual(expect.any(Number));
@@ -169,10 +150,10 @@ describe('the statement', () => {
   });
 
   test('a key that already holds a receipt refuses the whole statement: no second gift', async () => {
-    const create = plan(createGift, giftBody());
+    const create = giftStatement(service, giftBody());
     await commit(create!, receiptKey('taken'), 'fp', 60);
     const before = await giftCount();
-    const again = plan(createGift, giftBody({ subject: 'Second try' }));
+    const again = giftStatement(service, giftBody({ subject: 'Second try' }));
     await expect(commit(again!, receiptKey('taken'), 'fp', 60)).rejects.toBeInstanceOf(
       IntegrityConstraintViolationError,
     );
@@ -186,7 +167,7 @@ describe('the statement', () => {
       ['foreign-donor', otherDonorId],
       ['missing-donor', 987_654_321],
     ] as const) {
-      const create = plan(createGift, giftBody({ donor_id: id }));
+      const create = giftStatement(service, giftBody({ donor_id: id }));
       await expect(commit(create!, receiptKey(key), 'fp', 60)).rejects.toBeInstanceOf(
         IntegrityConstraintViolationError,
       );
@@ -200,7 +181,7 @@ describe('the statement', () => {
     const doomed = await insertApiKey(service.db, service.tenant.institutionId);
     await revokeApiKey(service.db, doomed.id);
     const before = await giftCount();
-    const create = plan(createGift, giftBody());
+    const create = giftStatement(service, giftBody());
     expect(await commitAs(doomed.id, create!, receiptKey('revoked'), 'fp', 60)).toBeNull();
     expect(await giftCount()).toBe(before);
     expect(await storedReceipt('revoked')).toBeNull();

@@ -8,7 +8,7 @@ import type { JsonObject } from '../common/json.js';
 import { listPage } from '../common/pagination/listPage.js';
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
-import type { Retrieval } from '../common/resources/retrieve.js';
+import type { Retrieval } from '../common/resources/descriptor.js';
 import {
   jsonBodyOf,
   parseDryRun,

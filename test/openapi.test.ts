@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { routeTable } from '../api/routes.js';
 import { buildOpenApiDocument, pathTemplate } from '../common/openapi/document.js';
-import { resourceDocs } from '../common/openapi/resources.js';
+import { resources } from '../common/resources/index.js';
 import { describeFilter } from '../common/pagination/listSpec.js';
 import { Contract, contract } from './helpers/contract.js';
 import { startTestService, type TestService } from './helpers/harness.js';
@@ -161,7 +161,7 @@ describe('the document covers the route table', () => {
     },
   );
 
-  test.each(resourceDocs.map((doc) => [doc.component, doc] as const))(
+  test.each(resources.map((doc) => [doc.text.component, doc] as const))(
     'the %s request bodies have exactly the fields of its Shape',
     (component, doc) => {
       const schemas = generated.components.schemas;

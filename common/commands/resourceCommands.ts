@@ -1,6 +1,13 @@
-import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
+import type { FragmentSqlToken } from 'slonik';
 import { errors } from '../errors.js';
-import type { JsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import { findRow, insertRow, updateRow, type Stored, type Table } from '../resources/table.js';
+import {
+  requireFields,
+  validateBody,
+  type BodyValidation,
+  type Shape,
+} from '../validation/validateBody.js';
 import {
   lockClause,
   pathId,
@@ -12,92 +19,137 @@ import {
   type WriteRequest,
 } from './command.js';
 
-interface Stored {
-  id: number;
-  created_at: string;
-  updated_at: string;
+/** Who a resource is: stated once, in its schema.ts, and read by its commands, list and descriptor. */
+export interface ResourceIdentity {
+  /** Command name prefix, e.g. `award_cycles` (`award_cycles.create`). */
+  name: string;
+  /** The `object` of its records, e.g. `award_cycle`. */
+  object: string;
+  /** For messages, e.g. `award cycle`. */
+  label: string;
+  /** Collection path under /api/v1, e.g. `/award-cycles`. */
+  path: string;
+}
+
+/** The collection's full path, as Location headers and list envelopes carry it. */
+export const apiPath = (identity: Pick<ResourceIdentity, 'path'>) => `/api/v1${identity.path}`;
+
+/** The merged record of a create or an update, judged field by field, and its problems so far. */
+export interface RecordCheck<Row> {
+  record: Record<string, unknown>;
+  validation: BodyValidation;
+  existing: Row | null;
+  /** The field holds a value that passed its own validation. */
+  valid(name: string): boolean;
 }
 
 /**
- * What a resource tells the generic create and update commands: its one validation function
- * (run on the merged record, for dry runs and real writes alike) and its queries.
+ * What a resource tells the generic create and update commands. Validation is one skeleton
+ * (validateRecord): each field on its own against `shape`, the merged record's required fields
+ * (those marked in `shape`), then the resource's `rules`.
  */
 export interface WritableResource<Row extends Stored, Fields extends object> {
-  /** Command name prefix, e.g. `students`. */
-  name: string;
-  /** For messages, e.g. `student`. */
-  label: string;
-  /** Collection path for Location headers, e.g. `/api/v1/students`. */
-  path: string;
+  identity: ResourceIdentity;
+  table: Table<Row, Fields>;
+  /** The writable fields: their schemas and which are always required. */
+  shape: Shape;
+  /** What a create stores for a field it does not send (documented as each field's default). */
+  defaults: Record<string, JsonValue>;
+  /** Defaults that depend on the institution (a gift's currency); not documented as defaults. */
+  contextDefaults?(ctx: Pick<CommandContext, 'institution'>): Record<string, JsonValue>;
+  /** Names a response carries that a body may not set (answered as read-only). */
+  readOnly: readonly string[];
+  /**
+   * The rules across fields, lookups and state machines, run on every create and update (dry
+   * or real). They add field errors to `check.validation`, or throw for a 409.
+   */
+  rules?(ctx: CommandContext, check: RecordCheck<Row>): Promise<void> | void;
   constraints?: Record<string, ConstraintMeaning>;
-  validate(ctx: CommandContext, body: JsonObject, existing: Row | null): Promise<Fields>;
-  find(
-    db: CommonQueryMethods,
-    institutionId: number,
-    id: number,
-    lock: FragmentSqlToken,
-  ): Promise<Row | null>;
-  insert(db: CommonQueryMethods, institutionId: number, fields: Fields): Promise<Row>;
-  update(db: CommonQueryMethods, institutionId: number, id: number, fields: Fields): Promise<Row>;
   present(row: Row): JsonObject;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
-  /**
-   * For a create that can commit in one statement (Command.singleStatement): the validation
-   * without lookups, null when the body needs one or has an error (`validate` then judges it);
-   * and the insert as a fragment returning the row, inserting nothing unless `guard` holds.
-   */
-  singleStatement?: {
-    validate(ctx: Omit<CommandContext, 'db'>, body: JsonObject): Fields | null;
-    insert(institutionId: number, fields: Fields, guard: FragmentSqlToken): FragmentSqlToken;
+}
+
+/** The field-by-field judgement and required fields of a body, before any rule or lookup. */
+export function judgeRecord<Row extends Stored, Fields extends object>(
+  ctx: Pick<CommandContext, 'institution'>,
+  resource: WritableResource<Row, Fields>,
+  body: JsonObject,
+  existing: Row | null,
+): RecordCheck<Row> {
+  const validation = validateBody(resource.shape, body, resource.readOnly);
+  const record: Record<string, unknown> = {
+    ...resource.contextDefaults?.(ctx),
+    ...(existing ?? resource.defaults),
+    ...validation.values,
   };
+  const required = Object.keys(resource.shape).filter((name) => resource.shape[name]!.required);
+  requireFields(record, required, validation);
+  return {
+    record,
+    validation,
+    existing,
+    valid: (name) =>
+      !validation.invalid.has(name) && record[name] !== undefined && record[name] !== null,
+  };
+}
+
+/** The stored fields of a judged record: exactly the keys of the shape, in its order. */
+export function fieldsOf<Fields extends object>(
+  resource: { shape: Shape },
+  record: Record<string, unknown>,
+): Fields {
+  const fields: Record<string, unknown> = {};
+  for (const name of Object.keys(resource.shape)) fields[name] = record[name] ?? null;
+  return fields as Fields;
+}
+
+/** Every rule of a resource on a create (existing null) or an update; 422 with every problem. */
+export async function validateRecord<Row extends Stored, Fields extends object>(
+  ctx: CommandContext,
+  resource: WritableResource<Row, Fields>,
+  body: JsonObject,
+  existing: Row | null,
+): Promise<Fields> {
+  const check = judgeRecord(ctx, resource, body, existing);
+  await resource.rules?.(ctx, check);
+  if (check.validation.errors.length) throw errors.validationFailed(check.validation.errors);
+  return fieldsOf(resource, check.record);
 }
 
 /** The record a write targets, locked for the real write; 404 when it is not the caller's. */
 export async function findTarget<Row extends Stored>(
   ctx: CommandContext,
   request: WriteRequest,
-  resource: Pick<WritableResource<Row, object>, 'find' | 'label'>,
+  resource: Pick<WritableResource<Row, object>, 'table' | 'identity'>,
+  lock: FragmentSqlToken = lockClause(ctx),
 ): Promise<Row> {
   const id = pathId(request);
-  const existing = id ? await resource.find(ctx.db, ctx.institution.id, id, lockClause(ctx)) : null;
-  if (!existing) throw errors.notFound(resource.label);
+  const existing = id ? await findRow(ctx.db, resource.table, ctx.institution.id, id, lock) : null;
+  if (!existing) throw errors.notFound(resource.identity.label);
   return existing;
 }
 
 export function createCommand<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
-  options: Pick<Command, 'requiresIdempotencyKey'> = {},
+  options: Pick<Command, 'requiresIdempotencyKey' | 'singleStatement'> = {},
 ): Command {
   return {
-    name: `${resource.name}.create`,
+    name: `${resource.identity.name}.create`,
     ...(resource.constraints ? { constraints: resource.constraints } : {}),
     ...options,
-    ...(resource.singleStatement ? { singleStatement: singleStatementOf(resource) } : {}),
     async execute(ctx, request) {
-      const fields = await resource.validate(ctx, request.body, null);
+      const fields = await validateRecord(ctx, resource, request.body, null);
       // A dry run presents the record it would have written: the same fields, id 0.
       const row = ctx.dryRun
         ? (previewCreated(ctx, fields) as unknown as Row)
-        : await resource.insert(ctx.db, ctx.institution.id, fields);
-      return { status: 201, body: resource.present(row), location: `${resource.path}/${row.id}` };
+        : await insertRow(ctx.db, resource.table, ctx.institution.id, fields);
+      return {
+        status: 201,
+        body: resource.present(row),
+        location: `${apiPath(resource.identity)}/${row.id}`,
+      };
     },
-  };
-}
-
-function singleStatementOf<Row extends Stored, Fields extends object>(
-  resource: WritableResource<Row, Fields>,
-): NonNullable<Command['singleStatement']> {
-  return (ctx, request) => {
-    const plan = resource.singleStatement;
-    const fields = plan?.validate(ctx, request.body);
-    if (!plan || !fields) return null;
-    return {
-      insert: (guard) => plan.insert(ctx.institution.id, fields, guard),
-      fields,
-      present: (row) => resource.present(row as Row),
-      path: resource.path,
-    };
   };
 }
 
@@ -105,15 +157,15 @@ export function updateCommand<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
 ): Command {
   return {
-    name: `${resource.name}.update`,
+    name: `${resource.identity.name}.update`,
     ...(resource.constraints ? { constraints: resource.constraints } : {}),
     async execute(ctx, request) {
       const existing = await findTarget(ctx, request, resource);
       await resource.guard?.(ctx, existing);
-      const fields = await resource.validate(ctx, request.body, existing);
+      const fields = await validateRecord(ctx, resource, request.body, existing);
       const row = ctx.dryRun
         ? previewUpdated(ctx, existing, fields)
-        : await resource.update(ctx.db, ctx.institution.id, existing.id, fields);
+        : await updateRow(ctx.db, resource.table, ctx.institution.id, existing.id, fields);
       return { status: 200, body: resource.present(row) };
     },
   };

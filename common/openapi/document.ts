@@ -4,7 +4,7 @@ import { componentSchemas, type JsonSchema } from './jsonSchema.js';
 import { operationFor, type Needs } from './operations.js';
 import { healthResponse, operatorPaths, readinessResponse } from './operator.js';
 import { headerRef, sharedHeaders, sharedParameters } from './parameters.js';
-import { reportDocs, resourceDocs } from './resources.js';
+import { resources } from '../resources/index.js';
 import type { DocumentedRoute } from './routeDoc.js';
 import { introduction } from './text.js';
 
@@ -28,18 +28,19 @@ export const pathTemplate = (expressPath: string) =>
   `/api/v1${expressPath.replace(/:(\w+)/g, '{$1}')}`;
 
 function tags(): JsonSchema[] {
-  const resourceTags = resourceDocs.map((doc) => ({
-    name: doc.tag,
-    description: doc.rules.split('\n\n')[0],
+  const resourceTags = resources.map(({ text }) => ({
+    name: text.tag,
+    description: text.rules.split('\n\n')[0],
   }));
+  const reportTags = new Map(
+    resources.flatMap(({ reports = [] }) =>
+      reports.map(({ text }) => [text.tag, text.tagDescription] as const),
+    ),
+  );
   return [
     { name: 'Institution', description: 'The institution an API key acts for.' },
     ...resourceTags,
-    {
-      name: reportDocs[0]!.tag,
-      description:
-        'Awarded students and fund summaries of an award cycle: an award counts once accepted, and stays so when disbursed.',
-    },
+    ...[...reportTags].map(([name, description]) => ({ name, description })),
     {
       name: 'Operations',
       description: 'For operators: liveness, readiness, metrics, this document.',

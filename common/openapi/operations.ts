@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Command } from '../commands/command.js';
+import type { ResourceDescriptor } from '../resources/descriptor.js';
 import {
   describeCodes,
   errorSchemaFor,
@@ -17,10 +17,9 @@ import {
   requestIdHeader,
   writeParameters,
 } from './parameters.js';
-import { requestBodySchema } from './requestBody.js';
-import { reportDocs, resourceDocs, type ResourceDoc } from './resources.js';
-import { deletedResponse, listEnvelope } from './responseFields.js';
-import type { DocumentedRoute, ListDoc } from './routeDoc.js';
+import { requestBodySchema, type BodyDoc } from './requestBody.js';
+import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
+import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
 
 /** What the operations of the route table need in components.schemas. */
 export interface Needs {
@@ -82,18 +81,34 @@ const success = (
   content: { 'application/json': { schema } },
 });
 
-function resourceNamed(find: (doc: ResourceDoc) => boolean, what: string): ResourceDoc {
-  const doc = resourceDocs.find(find);
-  if (!doc) throw new Error(`${what} has no documentation: add it to common/openapi/resources.ts`);
-  return doc;
+/** What the operations of a resource read of its descriptor. */
+interface ResourceDoc extends BodyDoc {
+  label: string;
+  tag: string;
+  component: string;
+  response: z.ZodType;
+  detail?: z.ZodType;
+  rules: string;
+  conflicts?: { update?: ErrorCode[]; delete?: ErrorCode[] };
+  deleteNote?: string;
+  filterNotes: Record<string, string>;
 }
 
-function writeOperation(route: DocumentedRoute, command: Command, needs: Needs): JsonSchema {
-  const [prefix, action] = command.name.split('.');
-  const doc = resourceNamed(
-    (candidate) => candidate.name === prefix,
-    `The command ${command.name}`,
-  );
+const docOf = (resource: ResourceDescriptor): ResourceDoc => ({
+  ...resource.text,
+  label: resource.label,
+  shape: resource.shape,
+  defaults: resource.defaults,
+  response: resource.response,
+  ...(resource.detail ? { detail: resource.detail } : {}),
+});
+
+function writeOperation(
+  route: DocumentedRoute,
+  { action, command, resource }: Extract<EndpointDoc, { kind: 'write' }>,
+  needs: Needs,
+): JsonSchema {
+  const doc = docOf(resource);
   const a = article(doc.label);
   const writes =
     '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
@@ -140,7 +155,6 @@ function writeOperation(route: DocumentedRoute, command: Command, needs: Needs):
   }
 
   const create = action === 'create';
-  if (!create && action !== 'update') throw new Error(`unknown action of ${command.name}`);
   const body = `${doc.component}${create ? 'Create' : 'Update'}`;
   needs.bodies.set(
     body,
@@ -197,17 +211,17 @@ function writeOperation(route: DocumentedRoute, command: Command, needs: Needs):
   };
 }
 
-function listOperation(route: DocumentedRoute, list: ListDoc, needs: Needs): JsonSchema {
+function listOperation(
+  route: DocumentedRoute,
+  { list, resource: descriptor, report: reportDescriptor }: Extract<EndpointDoc, { kind: 'list' }>,
+  needs: Needs,
+): JsonSchema {
   if (`/api/v1${route.path}` !== list.endpoint)
     throw new Error(`the list at ${route.path} names its endpoint ${list.endpoint}`);
-  const resource = resourceDocs.find((doc) => doc.path === list.endpoint);
-  const report = reportDocs.find((doc) => doc.endpoint === list.endpoint);
-  if (!resource && !report)
-    throw new Error(
-      `The list ${list.endpoint} has no documentation: add it to common/openapi/resources.ts`,
-    );
+  const report = reportDescriptor?.text;
+  const resource = report ? undefined : docOf(descriptor);
   const component = resource?.component ?? report!.component;
-  const item = resource?.response ?? report!.item;
+  const item = resource?.response ?? reportDescriptor!.item;
   needs.responses.set(component, item);
   needs.responses.set(`${component}List`, listEnvelope(list.endpoint, item));
   const plural = pascal(route.path.split('/').at(-1)!);
@@ -237,8 +251,8 @@ function listOperation(route: DocumentedRoute, list: ListDoc, needs: Needs): Jso
   };
 }
 
-function retrieveOperation(label: string, needs: Needs): JsonSchema {
-  const doc = resourceNamed((candidate) => candidate.label === label, `The ${label} retrieval`);
+function retrieveOperation(resource: ResourceDescriptor, needs: Needs): JsonSchema {
+  const doc = docOf(resource);
   const component = doc.detail ? `${doc.component}Detail` : doc.component;
   needs.responses.set(component, doc.detail ?? doc.response);
   return {
@@ -278,9 +292,9 @@ function institutionOperation(needs: Needs): JsonSchema {
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
     case 'write':
-      return writeOperation(route, route.doc.command, needs);
+      return writeOperation(route, route.doc, needs);
     case 'list':
-      return listOperation(route, route.doc.list, needs);
+      return listOperation(route, route.doc, needs);
     case 'retrieve':
       return retrieveOperation(route.doc.resource, needs);
     case 'institution':

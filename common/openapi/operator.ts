@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from './responseFields.js';
+import { timestamp } from '../resources/responseFields.js';
 import { errorSchemaFor, exampleOf, type ErrorCode } from './errorCatalogue.js';
 import { schemaRef, type JsonSchema } from './jsonSchema.js';
 import { requestIdHeader } from './parameters.js';

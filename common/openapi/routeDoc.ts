@@ -1,17 +1,24 @@
 import type { Command } from '../commands/command.js';
 import type { ListSpec } from '../pagination/listSpec.js';
+import type { ReportDescriptor, ResourceDescriptor } from '../resources/descriptor.js';
 
 /** What the OpenAPI document needs to know of a list: its endpoint and its filters. */
 export type ListDoc = Pick<ListSpec<never>, 'endpoint' | 'filters' | 'required'>;
 
 /**
- * What an entry of the route table (api/routes.ts) is, for its documentation: the command, list
- * or retrieval it serves. The document derives parameters, bodies and responses from these.
+ * What an entry of the route table (api/routes.ts) is, for its documentation: the resource it
+ * belongs to and the command, list or retrieval it serves. The document derives parameters,
+ * bodies and responses from these.
  */
 export type EndpointDoc =
-  | { kind: 'write'; command: Command }
-  | { kind: 'list'; list: ListDoc }
-  | { kind: 'retrieve'; resource: string }
+  | {
+      kind: 'write';
+      action: 'create' | 'update' | 'delete';
+      command: Command;
+      resource: ResourceDescriptor;
+    }
+  | { kind: 'list'; list: ListDoc; resource: ResourceDescriptor; report?: ReportDescriptor }
+  | { kind: 'retrieve'; resource: ResourceDescriptor }
   | { kind: 'institution' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';

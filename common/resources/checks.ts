@@ -1,5 +1,6 @@
 import { sql } from 'slonik';
 import type { CommandContext } from '../commands/command.js';
+import type { RecordCheck } from '../commands/resourceCommands.js';
 import type { FieldError, FieldErrorCode } from '../errors.js';
 
 type ReferencedTable = 'users' | 'funds' | 'donors' | 'award_cycles' | 'students' | 'scholarships';
@@ -65,32 +66,30 @@ export async function checkReference(
 }
 
 /**
- * The values unique within an institution, each compared as its unique index compares it:
- * emails, cycle names and student numbers case-insensitively (indexed on lower()), fund codes
- * exactly.
+ * A value unique within an institution, compared as its unique index compares it: emails, cycle
+ * names and student numbers case-insensitively (indexed on lower()), fund codes exactly.
  */
-const uniqueValues = {
-  'users.email': { table: 'users', column: 'email', ignoreCase: true },
-  'donors.email': { table: 'donors', column: 'email', ignoreCase: true },
-  'award_cycles.name': { table: 'award_cycles', column: 'name', ignoreCase: true },
-  'students.student_number': { table: 'students', column: 'student_number', ignoreCase: true },
-  'funds.code': { table: 'funds', column: 'code', ignoreCase: false },
-} as const;
+export interface UniqueValue {
+  table: string;
+  column: string;
+  ignoreCase: boolean;
+  /** Who else may hold it, for the message (`is already used by another donor`). */
+  what: string;
+}
 
 /** Whether another record of the institution already holds this value (the record itself aside). */
 export function isTaken(
   ctx: CommandContext,
-  unique: keyof typeof uniqueValues,
+  unique: UniqueValue,
   value: string,
   exceptId: number | null,
 ): Promise<boolean> {
-  const { table, column, ignoreCase } = uniqueValues[unique];
-  const held = sql.identifier([column]);
-  const matches = ignoreCase
+  const held = sql.identifier([unique.column]);
+  const matches = unique.ignoreCase
     ? sql.fragment`lower(${held}) = lower(${value})`
     : sql.fragment`${held} = ${value}`;
   return ctx.db.exists(sql.unsafe`
-    SELECT 1 FROM ${sql.identifier([table])}
+    SELECT 1 FROM ${sql.identifier([unique.table])}
     WHERE institution_id = ${ctx.institution.id} AND ${matches} AND id IS DISTINCT FROM ${exceptId}`);
 }
 
@@ -99,3 +98,17 @@ export const alreadyInUse = (param: string, what: string): FieldError => ({
   code: 'already_in_use',
   message: `is already used by another ${what}`,
 });
+
+/** A field sent with a valid value that another record of the institution holds: already_in_use. */
+export async function checkUnique(
+  ctx: CommandContext,
+  check: RecordCheck<{ id: number }>,
+  unique: UniqueValue,
+): Promise<void> {
+  const param = unique.column;
+  if (!check.validation.sent.has(param) || !check.valid(param)) return;
+  const value = String(check.record[param]);
+  if (await isTaken(ctx, unique, value, check.existing?.id ?? null)) {
+    check.validation.errors.push(alreadyInUse(param, unique.what));
+  }
+}

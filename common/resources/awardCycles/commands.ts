@@ -1,45 +1,33 @@
-import { pick, type CommandContext } from '../../commands/command.js';
+import type { CommandContext } from '../../commands/command.js';
 import {
   createCommand,
   updateCommand,
+  type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
-import type { JsonObject } from '../../json.js';
-import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse, isTaken } from '../checks.js';
+import { alreadyInUse, checkUnique } from '../checks.js';
+import { readOnlyOf } from '../responseFields.js';
 import { presentAwardCycle } from './present.js';
-import { findAwardCycle, insertAwardCycle, updateAwardCycle } from './queries.js';
+import { awardCycleResponse } from './response.js';
 import {
   awardCycleDefaults,
+  awardCycleIdentity,
   awardCycleInitialStatuses,
-  awardCycleReadOnly,
-  awardCycleRequired,
   awardCycleShape,
+  awardCycleTable,
   awardCycleTransitions,
   type AwardCycleFields,
   type AwardCycleRow,
   type AwardCycleStatus,
 } from './schema.js';
 
-const fieldNames = ['name', 'starts_on', 'ends_on', 'status'] as const;
-const constraints = { award_cycles_institution_name_key: alreadyInUse('name', 'award cycle') };
-
-/** Every field rule for a cycle, on the merged record of a create or an update. */
-async function validateAwardCycle(
+/** The rules across fields of a cycle, on the merged record of a create or an update. */
+async function awardCycleRules(
   ctx: CommandContext,
-  body: JsonObject,
-  existing: AwardCycleRow | null,
-): Promise<AwardCycleFields> {
-  const validation = validateBody(awardCycleShape, body, awardCycleReadOnly);
-  const record: Record<string, unknown> = {
-    ...(existing ?? awardCycleDefaults),
-    ...validation.values,
-  };
-  requireFields(record, awardCycleRequired, validation);
-  const valid = (name: string) =>
-    !validation.invalid.has(name) && record[name] !== undefined && record[name] !== null;
-
+  check: RecordCheck<AwardCycleRow>,
+): Promise<void> {
+  const { record, validation, existing, valid } = check;
   // A status change the machine does not allow is a 409 before any field is judged: no fix to
   // the other fields could make it succeed.
   const status = record.status as AwardCycleStatus;
@@ -69,17 +57,12 @@ async function validateAwardCycle(
       message: 'must be on or after starts_on',
     });
   }
-  if (validation.sent.has('name') && valid('name')) {
-    const taken = await isTaken(
-      ctx,
-      'award_cycles.name',
-      String(record.name),
-      existing?.id ?? null,
-    );
-    if (taken) validation.errors.push(alreadyInUse('name', 'award cycle'));
-  }
-  if (validation.errors.length) throw errors.validationFailed(validation.errors);
-  return pick(record, fieldNames) as AwardCycleFields;
+  await checkUnique(ctx, check, {
+    table: 'award_cycles',
+    column: 'name',
+    ignoreCase: true,
+    what: 'award cycle',
+  });
 }
 
 /**
@@ -94,14 +77,13 @@ async function refuseArchived(ctx: CommandContext, existing: AwardCycleRow): Pro
 }
 
 const awardCyclesResource: WritableResource<AwardCycleRow, AwardCycleFields> = {
-  name: 'award_cycles',
-  label: 'award cycle',
-  path: '/api/v1/award-cycles',
-  constraints,
-  validate: validateAwardCycle,
-  find: findAwardCycle,
-  insert: insertAwardCycle,
-  update: updateAwardCycle,
+  identity: awardCycleIdentity,
+  table: awardCycleTable,
+  shape: awardCycleShape,
+  defaults: awardCycleDefaults,
+  readOnly: readOnlyOf(awardCycleResponse, awardCycleShape),
+  constraints: { award_cycles_institution_name_key: alreadyInUse('name', 'award cycle') },
+  rules: awardCycleRules,
   present: presentAwardCycle,
   guard: refuseArchived,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { calendarDay, recordIdOf, timestamps } from '../../openapi/responseFields.js';
+import { calendarDay, recordIdOf, timestamps } from '../responseFields.js';
 import { awardCycleStatuses } from './schema.js';
 
 export const awardCycleResponse = z.object({

@@ -1,6 +1,16 @@
+import { sql } from 'slonik';
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { calendarDate, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const awardCycleIdentity: ResourceIdentity = {
+  name: 'award_cycles',
+  object: 'award_cycle',
+  label: 'award cycle',
+  path: '/award-cycles',
+};
 
 export const awardCycleStatuses = ['draft', 'open', 'closed', 'archived'] as const;
 export type AwardCycleStatus = (typeof awardCycleStatuses)[number];
@@ -27,8 +37,6 @@ export const awardCycleShape: Shape = {
 };
 
 export const awardCycleDefaults = { status: 'draft' } as const;
-export const awardCycleRequired = ['name', 'starts_on', 'ends_on'] as const;
-export const awardCycleReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const awardCycleRow = z.object({
   id: z.number(),
@@ -41,3 +49,13 @@ export const awardCycleRow = z.object({
 });
 export type AwardCycleRow = z.infer<typeof awardCycleRow>;
 export type AwardCycleFields = Omit<AwardCycleRow, 'id' | 'created_at' | 'updated_at'>;
+
+const asDate = (value: string) => sql.fragment`${value}::date`;
+
+export const awardCycleTable: Table<AwardCycleRow, AwardCycleFields> = {
+  name: 'award_cycles',
+  row: awardCycleRow,
+  // node-postgres would turn a date into a Date at local midnight: dates are read as text.
+  readAs: { starts_on: sql.fragment`starts_on::text`, ends_on: sql.fragment`ends_on::text` },
+  writeAs: { starts_on: asDate, ends_on: asDate },
+};

@@ -1,37 +1,29 @@
 import { sql } from 'slonik';
-import { pick, type CommandContext } from '../../commands/command.js';
+import type { CommandContext } from '../../commands/command.js';
 import {
   createCommand,
   updateCommand,
+  type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
-import type { JsonObject } from '../../json.js';
-import { requireFields, validateBody } from '../../validation/validateBody.js';
 import { checkReference } from '../checks.js';
 import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { readOnlyOf } from '../responseFields.js';
 import { presentAward } from './present.js';
-import {
-  awardCycleStatus,
-  findAward,
-  hasLiveAward,
-  insertAward,
-  scholarshipFundId,
-  updateAward,
-} from './queries.js';
+import { awardCycleStatus, hasLiveAward, scholarshipFundId } from './queries.js';
+import { awardResponse } from './response.js';
 import {
   awardDefaults,
-  awardReadOnly,
-  awardRequired,
+  awardIdentity,
   awardShape,
+  awardTable,
   awardTransitions,
   isLive,
   type AwardFields,
   type AwardRow,
   type AwardStatus,
 } from './schema.js';
-
-const fieldNames = ['award_cycle_id', 'scholarship_id', 'student_id', 'amount', 'status'] as const;
 const references = [
   ['award_cycle_id', 'award_cycles'],
   ['scholarship_id', 'scholarships'],
@@ -83,16 +75,8 @@ async function checkAwardCapacity(
  * could make it succeed. References are checked where they are set or changed, so an award whose
  * scholarship was retired later (or whose cycle was closed) can still move through its states.
  */
-async function validateAward(
-  ctx: CommandContext,
-  body: JsonObject,
-  existing: AwardRow | null,
-): Promise<AwardFields> {
-  const validation = validateBody(awardShape, body, awardReadOnly);
-  const record: Record<string, unknown> = { ...(existing ?? awardDefaults), ...validation.values };
-  requireFields(record, awardRequired, validation);
-  const valid = (name: string) =>
-    !validation.invalid.has(name) && record[name] !== undefined && record[name] !== null;
+async function awardRules(ctx: CommandContext, check: RecordCheck<AwardRow>): Promise<void> {
+  const { record, validation, existing, valid } = check;
 
   if (valid('status')) {
     const status = record.status as AwardStatus;
@@ -150,9 +134,6 @@ async function validateAward(
       if (problem) validation.errors.push(problem);
     }
   }
-
-  if (validation.errors.length) throw errors.validationFailed(validation.errors);
-  return pick(record, fieldNames) as AwardFields;
 }
 
 /** What a constraint tripped by a concurrent write means (references are never deleted today). */
@@ -194,14 +175,13 @@ async function refuseArchived(ctx: CommandContext, existing: AwardRow): Promise<
 }
 
 const awardsResource: WritableResource<AwardRow, AwardFields> = {
-  name: 'awards',
-  label: 'award',
-  path: '/api/v1/awards',
+  identity: awardIdentity,
+  table: awardTable,
+  shape: awardShape,
+  defaults: awardDefaults,
+  readOnly: readOnlyOf(awardResponse, awardShape),
   constraints,
-  validate: validateAward,
-  find: findAward,
-  insert: insertAward,
-  update: updateAward,
+  rules: awardRules,
   present: presentAward,
   guard: refuseArchived,
 };

@@ -1,17 +1,10 @@
 import { sql } from 'slonik';
-import { enumFilter, idFilter, type ListSpec } from '../../pagination/listSpec.js';
+import { enumFilter, idFilter } from '../../pagination/listSpec.js';
+import { collectionList } from '../table.js';
 import { presentAward } from './present.js';
-import { awardRow, awardStatuses, type AwardRow } from './schema.js';
+import { awardIdentity, awardStatuses, awardTable } from './schema.js';
 
-export const awardList: ListSpec<AwardRow> = {
-  endpoint: '/api/v1/awards',
-  from: sql.fragment`awards`,
-  institutionColumn: sql.fragment`institution_id`,
-  key: sql.fragment`id`,
-  columns: sql.fragment`
-    id, award_cycle_id, scholarship_id, student_id, amount, status, created_at, updated_at`,
-  row: awardRow,
-  keyOf: (row) => row.id,
+export const awardList = collectionList(awardIdentity, awardTable, {
   present: presentAward,
   filters: {
     award_cycle_id: idFilter(sql.fragment`award_cycle_id`),
@@ -19,4 +12,4 @@ export const awardList: ListSpec<AwardRow> = {
     student_id: idFilter(sql.fragment`student_id`),
     status: enumFilter(sql.fragment`status`, awardStatuses),
   },
-};
+});

@@ -1,19 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { awardRow, liveAwardStatuses, type AwardFields, type AwardRow } from './schema.js';
-
-const columns = sql.fragment`
-  id, award_cycle_id, scholarship_id, student_id, amount, status, created_at, updated_at`;
-
-export function findAward(
-  db: CommonQueryMethods,
-  institutionId: number,
-  id: number,
-  lock: FragmentSqlToken = sql.fragment``,
-): Promise<AwardRow | null> {
-  return db.maybeOne(sql.type(awardRow)`
-    SELECT ${columns} FROM awards WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`);
-}
+import { liveAwardStatuses, type AwardFields } from './schema.js';
 
 /** The status of an award cycle of the institution, or null when there is none. */
 export function awardCycleStatus(
@@ -51,30 +38,4 @@ export function hasLiveAward(
       AND scholarship_id = ${award.scholarship_id} AND student_id = ${award.student_id}
       AND status = ANY(${sql.array([...liveAwardStatuses], 'text')})
       AND id IS DISTINCT FROM ${exceptId}`);
-}
-
-export function insertAward(
-  db: CommonQueryMethods,
-  institutionId: number,
-  award: AwardFields,
-): Promise<AwardRow> {
-  return db.one(sql.type(awardRow)`
-    INSERT INTO awards (institution_id, award_cycle_id, scholarship_id, student_id, amount, status)
-    VALUES (${institutionId}, ${award.award_cycle_id}, ${award.scholarship_id}, ${award.student_id},
-            ${String(award.amount)}::numeric, ${award.status})
-    RETURNING ${columns}`);
-}
-
-export function updateAward(
-  db: CommonQueryMethods,
-  institutionId: number,
-  id: number,
-  award: AwardFields,
-): Promise<AwardRow> {
-  return db.one(sql.type(awardRow)`
-    UPDATE awards SET award_cycle_id = ${award.award_cycle_id},
-      scholarship_id = ${award.scholarship_id}, student_id = ${award.student_id},
-      amount = ${String(award.amount)}::numeric, status = ${award.status}, updated_at = now()
-    WHERE institution_id = ${institutionId} AND id = ${id}
-    RETURNING ${columns}`);
 }

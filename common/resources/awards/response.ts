@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { moneyAmount, recordIdOf, reference, timestamps } from '../../openapi/responseFields.js';
+import { moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
 import { awardStatuses } from './schema.js';
 
 export const awardResponse = z.object({

@@ -1,6 +1,16 @@
+import { sql } from 'slonik';
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { money, oneOf, recordId } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const awardIdentity: ResourceIdentity = {
+  name: 'awards',
+  object: 'award',
+  label: 'award',
+  path: '/awards',
+};
 
 export const awardStatuses = ['offered', 'accepted', 'declined', 'cancelled', 'disbursed'] as const;
 export type AwardStatus = (typeof awardStatuses)[number];
@@ -31,8 +41,6 @@ export const awardShape: Shape = {
 };
 
 export const awardDefaults = { status: 'offered' } as const;
-export const awardRequired = ['award_cycle_id', 'scholarship_id', 'student_id', 'amount'] as const;
-export const awardReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const awardRow = z.object({
   id: z.number(),
@@ -47,3 +55,9 @@ export const awardRow = z.object({
 });
 export type AwardRow = z.infer<typeof awardRow>;
 export type AwardFields = Omit<AwardRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const awardTable: Table<AwardRow, AwardFields> = {
+  name: 'awards',
+  row: awardRow,
+  writeAs: { amount: (amount) => sql.fragment`${String(amount)}::numeric` },
+};

@@ -1,17 +1,10 @@
 import { sql } from 'slonik';
-import { enumFilter, idFilter, textSearch, type ListSpec } from '../../pagination/listSpec.js';
+import { enumFilter, idFilter, textSearch } from '../../pagination/listSpec.js';
+import { collectionList } from '../table.js';
 import { presentDonor } from './present.js';
-import { columns } from './queries.js';
-import { donorRoles, donorRow, donorStatuses, type DonorRow } from './schema.js';
+import { donorIdentity, donorRoles, donorStatuses, donorTable } from './schema.js';
 
-export const donorList: ListSpec<DonorRow> = {
-  endpoint: '/api/v1/donors',
-  from: sql.fragment`donors`,
-  institutionColumn: sql.fragment`institution_id`,
-  key: sql.fragment`id`,
-  columns,
-  row: donorRow,
-  keyOf: (row) => row.id,
+export const donorList = collectionList(donorIdentity, donorTable, {
   present: (row) => presentDonor(row),
   filters: {
     q: textSearch([
@@ -23,4 +16,4 @@ export const donorList: ListSpec<DonorRow> = {
     status: enumFilter(sql.fragment`status`, donorStatuses),
     assigned_user_id: idFilter(sql.fragment`assigned_user_id`),
   },
-};
+});

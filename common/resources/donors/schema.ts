@@ -1,7 +1,17 @@
+import { sql } from 'slonik';
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { countryCodes } from '../../validation/countries.js';
 import { email, flag, oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const donorIdentity: ResourceIdentity = {
+  name: 'donors',
+  object: 'donor',
+  label: 'donor',
+  path: '/donors',
+};
 
 export const donorRoles = [
   'Individual',
@@ -63,14 +73,6 @@ export const donorDefaults = {
   status: 'active',
   gives_anonymously: false,
 } as const;
-export const donorReadOnly = [
-  'id',
-  'object',
-  'created_at',
-  'updated_at',
-  'display_name',
-  'giving',
-] as const;
 
 export const donorRow = z.object({
   id: z.number(),
@@ -89,6 +91,12 @@ export const donorRow = z.object({
 });
 export type DonorRow = z.infer<typeof donorRow>;
 export type DonorFields = Omit<DonorRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const donorTable: Table<DonorRow, DonorFields> = {
+  name: 'donors',
+  row: donorRow,
+  writeAs: { address: (address) => (address ? sql.jsonb(address) : null) },
+};
 
 export const givingRow = z.object({
   total_amount: z.string(),

@@ -1,48 +1,34 @@
-import { pick, type CommandContext } from '../../commands/command.js';
+import type { CommandContext } from '../../commands/command.js';
 import {
   createCommand,
   updateCommand,
+  type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
-import { errors } from '../../errors.js';
-import type { JsonObject } from '../../json.js';
-import { requireFields, validateBody } from '../../validation/validateBody.js';
-import { alreadyInUse, isTaken } from '../checks.js';
+import { alreadyInUse, checkUnique } from '../checks.js';
+import { readOnlyOf } from '../responseFields.js';
 import { centsToNumber, toCents } from './capacity.js';
 import { presentFund } from './present.js';
-import { committedAwards, findFund, insertFund, updateFund } from './queries.js';
+import { committedAwards } from './queries.js';
+import { fundDetailResponse } from './response.js';
 import {
   fundDefaults,
-  fundReadOnly,
-  fundRequired,
+  fundIdentity,
   fundShape,
+  fundTable,
   type FundFields,
   type FundRow,
 } from './schema.js';
 
-const fieldNames = [
-  'name',
-  'code',
-  'description',
-  'restriction',
-  'endowed',
-  'award_limit',
-  'status',
-] as const;
-const constraints = { funds_institution_code_key: alreadyInUse('code', 'fund') };
-
-async function validateFund(
-  ctx: CommandContext,
-  body: JsonObject,
-  existing: FundRow | null,
-): Promise<FundFields> {
-  const validation = validateBody(fundShape, body, fundReadOnly);
-  const record: Record<string, unknown> = { ...(existing ?? fundDefaults), ...validation.values };
-  requireFields(record, fundRequired, validation);
-  if (validation.sent.has('code') && !validation.invalid.has('code')) {
-    const taken = await isTaken(ctx, 'funds.code', String(record.code), existing?.id ?? null);
-    if (taken) validation.errors.push(alreadyInUse('code', 'fund'));
-  }
+/** The code's uniqueness, and a limit no lower than what live awards commit. */
+async function fundRules(ctx: CommandContext, check: RecordCheck<FundRow>): Promise<void> {
+  const { record, validation, existing } = check;
+  await checkUnique(ctx, check, {
+    table: 'funds',
+    column: 'code',
+    ignoreCase: false,
+    what: 'fund',
+  });
   // A limit may not fall below what live awards already commit. The update holds the fund row
   // FOR UPDATE (taken before this runs), and every write that raises what the fund commits takes
   // the same lock first, so the sum cannot grow between this check and the commit.
@@ -63,19 +49,16 @@ async function validateFund(
       });
     }
   }
-  if (validation.errors.length) throw errors.validationFailed(validation.errors);
-  return pick(record, fieldNames) as FundFields;
 }
 
 const fundsResource: WritableResource<FundRow, FundFields> = {
-  name: 'funds',
-  label: 'fund',
-  path: '/api/v1/funds',
-  constraints,
-  validate: validateFund,
-  find: findFund,
-  insert: insertFund,
-  update: updateFund,
+  identity: fundIdentity,
+  table: fundTable,
+  shape: fundShape,
+  defaults: fundDefaults,
+  readOnly: readOnlyOf(fundDetailResponse, fundShape),
+  constraints: { funds_institution_code_key: alreadyInUse('code', 'fund') },
+  rules: fundRules,
   present: presentFund,
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { moneyAmount, recordIdOf, timestamps } from '../../openapi/responseFields.js';
+import { moneyAmount, recordIdOf, timestamps } from '../responseFields.js';
 import { fundRestrictions, fundStatuses } from './schema.js';
 
 export const fundTotalsResponse = z

@@ -1,6 +1,16 @@
+import { sql } from 'slonik';
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { flag, MAX_AMOUNT, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const fundIdentity: ResourceIdentity = {
+  name: 'funds',
+  object: 'fund',
+  label: 'fund',
+  path: '/funds',
+};
 
 export const fundRestrictions = [
   'unrestricted',
@@ -48,8 +58,6 @@ export const fundDefaults = {
   award_limit: null,
   status: 'active',
 } as const;
-export const fundRequired = ['name', 'code'] as const;
-export const fundReadOnly = ['id', 'object', 'created_at', 'updated_at', 'totals'] as const;
 
 export const fundRow = z.object({
   id: z.number(),
@@ -74,3 +82,11 @@ export const fundTotalsRow = z.object({
   award_capacity_remaining: z.string().nullable(),
 });
 export type FundTotalsRow = z.infer<typeof fundTotalsRow>;
+
+export const fundTable: Table<FundRow, FundFields> = {
+  name: 'funds',
+  row: fundRow,
+  writeAs: {
+    award_limit: (limit) => sql.fragment`${limit === null ? null : String(limit)}::numeric`,
+  },
+};

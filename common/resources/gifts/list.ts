@@ -1,23 +1,10 @@
 import { sql } from 'slonik';
-import {
-  dateFilter,
-  enumFilter,
-  idFilter,
-  textSearch,
-  type ListSpec,
-} from '../../pagination/listSpec.js';
+import { dateFilter, enumFilter, idFilter, textSearch } from '../../pagination/listSpec.js';
+import { collectionList } from '../table.js';
 import { presentGift } from './present.js';
-import { columns } from './queries.js';
-import { giftRow, giftTypes, type GiftRow } from './schema.js';
+import { giftIdentity, giftTable, giftTypes } from './schema.js';
 
-export const giftList: ListSpec<GiftRow> = {
-  endpoint: '/api/v1/gifts',
-  from: sql.fragment`gifts`,
-  institutionColumn: sql.fragment`institution_id`,
-  key: sql.fragment`id`,
-  columns,
-  row: giftRow,
-  keyOf: (row) => row.id,
+export const giftList = collectionList(giftIdentity, giftTable, {
   present: presentGift,
   filters: {
     donor_id: idFilter(sql.fragment`donor_id`),
@@ -27,4 +14,4 @@ export const giftList: ListSpec<GiftRow> = {
     gift_date_from: dateFilter(sql.fragment`gift_date`, '>='),
     gift_date_to: dateFilter(sql.fragment`gift_date`, '<='),
   },
-};
+});

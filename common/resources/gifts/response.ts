@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  calendarDay,
-  moneyAmount,
-  recordIdOf,
-  reference,
-  timestamps,
-} from '../../openapi/responseFields.js';
+import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
 import { giftTypes } from './schema.js';
 
 export const giftResponse = z.object({

@@ -1,4 +1,6 @@
+import { sql } from 'slonik';
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import {
   calendarDate,
   currencyCode,
@@ -8,6 +10,14 @@ import {
   text,
 } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const giftIdentity: ResourceIdentity = {
+  name: 'gifts',
+  object: 'gift',
+  label: 'gift',
+  path: '/gifts',
+};
 
 export const giftTypes = [
   'cash',
@@ -32,8 +42,6 @@ export const giftShape: Shape = {
 };
 
 export const giftDefaults = { type: 'cash', check_number: null, fund_id: null } as const;
-export const giftRequired = ['donor_id', 'amount', 'subject', 'gift_date'] as const;
-export const giftReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const giftRow = z.object({
   id: z.number(),
@@ -51,3 +59,14 @@ export const giftRow = z.object({
 });
 export type GiftRow = z.infer<typeof giftRow>;
 export type GiftFields = Omit<GiftRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const giftTable: Table<GiftRow, GiftFields> = {
+  name: 'gifts',
+  row: giftRow,
+  readAs: { gift_date: sql.fragment`gift_date::text` },
+  // Cast, because the single-statement insert (INSERT … SELECT) gives these no column type.
+  writeAs: {
+    amount: (amount) => sql.fragment`${String(amount)}::numeric`,
+    gift_date: (date) => sql.fragment`${date}::date`,
+  },
+};

@@ -1,31 +1,25 @@
-import { pick, type CommandContext } from '../../commands/command.js';
+import type { CommandContext } from '../../commands/command.js';
 import {
   createCommand,
   updateCommand,
+  type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
-import { errors, type FieldError } from '../../errors.js';
-import type { JsonObject } from '../../json.js';
-import { requireFields, validateBody } from '../../validation/validateBody.js';
+import type { FieldError } from '../../errors.js';
 import { checkReference } from '../checks.js';
 import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { readOnlyOf } from '../responseFields.js';
 import { presentScholarship } from './present.js';
-import {
-  committedByScholarship,
-  findScholarship,
-  insertScholarship,
-  updateScholarship,
-} from './queries.js';
+import { committedByScholarship } from './queries.js';
+import { scholarshipResponse } from './response.js';
 import {
   scholarshipDefaults,
-  scholarshipReadOnly,
-  scholarshipRequired,
+  scholarshipIdentity,
   scholarshipShape,
+  scholarshipTable,
   type ScholarshipFields,
   type ScholarshipRow,
 } from './schema.js';
-
-const fieldNames = ['name', 'fund_id', 'description', 'status'] as const;
 
 /**
  * The fund a scholarship draws on: it must be an active fund of the institution when it is set
@@ -50,18 +44,11 @@ async function checkFund(
   return (await checkReference(ctx, 'funds', fundId, 'fund_id')) ?? capacity;
 }
 
-/** Every rule for a scholarship, on the merged record of a create or an update. */
-async function validateScholarship(
+/** The fund rule, where the fund is set or changed. */
+async function scholarshipRules(
   ctx: CommandContext,
-  body: JsonObject,
-  existing: ScholarshipRow | null,
-): Promise<ScholarshipFields> {
-  const validation = validateBody(scholarshipShape, body, scholarshipReadOnly);
-  const record: Record<string, unknown> = {
-    ...(existing ?? scholarshipDefaults),
-    ...validation.values,
-  };
-  requireFields(record, scholarshipRequired, validation);
+  { record, validation, existing }: RecordCheck<ScholarshipRow>,
+): Promise<void> {
   const fundId = record.fund_id;
   if (
     !validation.invalid.has('fund_id') &&
@@ -71,8 +58,6 @@ async function validateScholarship(
     const problem = await checkFund(ctx, fundId, existing);
     if (problem) validation.errors.push(problem);
   }
-  if (validation.errors.length) throw errors.validationFailed(validation.errors);
-  return pick(record, fieldNames) as ScholarshipFields;
 }
 
 /** A fund deleted by a concurrent write after the checks above passed (funds have no delete today). */
@@ -85,14 +70,13 @@ const constraints = {
 };
 
 const scholarshipsResource: WritableResource<ScholarshipRow, ScholarshipFields> = {
-  name: 'scholarships',
-  label: 'scholarship',
-  path: '/api/v1/scholarships',
+  identity: scholarshipIdentity,
+  table: scholarshipTable,
+  shape: scholarshipShape,
+  defaults: scholarshipDefaults,
+  readOnly: readOnlyOf(scholarshipResponse, scholarshipShape),
   constraints,
-  validate: validateScholarship,
-  find: findScholarship,
-  insert: insertScholarship,
-  update: updateScholarship,
+  rules: scholarshipRules,
   present: presentScholarship,
 };
 

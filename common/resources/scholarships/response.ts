@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { moneyAmount, recordIdOf, reference, timestamps } from '../../openapi/responseFields.js';
+import { moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
 import { scholarshipStatuses } from './schema.js';
 
 export const scholarshipResponse = z.object({

@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const scholarshipIdentity: ResourceIdentity = {
+  name: 'scholarships',
+  object: 'scholarship',
+  label: 'scholarship',
+  path: '/scholarships',
+};
 
 export const scholarshipStatuses = ['active', 'retired'] as const;
 
@@ -12,8 +21,6 @@ export const scholarshipShape: Shape = {
 };
 
 export const scholarshipDefaults = { description: null, status: 'active' } as const;
-export const scholarshipRequired = ['name', 'fund_id'] as const;
-export const scholarshipReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const scholarshipRow = z.object({
   id: z.number(),
@@ -26,3 +33,8 @@ export const scholarshipRow = z.object({
 });
 export type ScholarshipRow = z.infer<typeof scholarshipRow>;
 export type ScholarshipFields = Omit<ScholarshipRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const scholarshipTable: Table<ScholarshipRow, ScholarshipFields> = {
+  name: 'scholarships',
+  row: scholarshipRow,
+};

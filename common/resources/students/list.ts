@@ -1,17 +1,10 @@
 import { sql } from 'slonik';
-import { textSearch, type ListSpec } from '../../pagination/listSpec.js';
+import { textSearch } from '../../pagination/listSpec.js';
+import { collectionList } from '../table.js';
 import { presentStudent } from './present.js';
-import { studentRow, type StudentRow } from './schema.js';
+import { studentIdentity, studentTable } from './schema.js';
 
-export const studentList: ListSpec<StudentRow> = {
-  endpoint: '/api/v1/students',
-  from: sql.fragment`students`,
-  institutionColumn: sql.fragment`institution_id`,
-  key: sql.fragment`id`,
-  columns: sql.fragment`
-    id, student_number, first_name, last_name, email, created_at, updated_at`,
-  row: studentRow,
-  keyOf: (row) => row.id,
+export const studentList = collectionList(studentIdentity, studentTable, {
   present: presentStudent,
   filters: {
     // One text, so that one trigram index (migrations/1732500000000_scholarship-list-indexes.sql,
@@ -22,4 +15,4 @@ export const studentList: ListSpec<StudentRow> = {
       sql.fragment`(first_name || ' ' || last_name || chr(31) || student_number || chr(31) || coalesce(email, ''))`,
     ]),
   },
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordIdOf, timestamps } from '../../openapi/responseFields.js';
+import { recordIdOf, timestamps } from '../responseFields.js';
 
 export const studentResponse = z.object({
   id: recordIdOf('student'),

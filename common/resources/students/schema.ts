@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { email, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const studentIdentity: ResourceIdentity = {
+  name: 'students',
+  object: 'student',
+  label: 'student',
+  path: '/students',
+};
 
 export const studentShape: Shape = {
   student_number: { schema: text(64), required: true },
@@ -10,8 +19,6 @@ export const studentShape: Shape = {
 };
 
 export const studentDefaults = { email: null } as const;
-export const studentRequired = ['student_number', 'first_name', 'last_name'] as const;
-export const studentReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const studentRow = z.object({
   id: z.number(),
@@ -24,3 +31,5 @@ export const studentRow = z.object({
 });
 export type StudentRow = z.infer<typeof studentRow>;
 export type StudentFields = Omit<StudentRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const studentTable: Table<StudentRow, StudentFields> = { name: 'students', row: studentRow };

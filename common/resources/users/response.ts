@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordIdOf, timestamps } from '../../openapi/responseFields.js';
+import { recordIdOf, timestamps } from '../responseFields.js';
 import { userRoles, userStatuses } from './schema.js';
 
 export const userResponse = z.object({

@@ -1,6 +1,15 @@
 import { z } from 'zod';
+import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { email, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Table } from '../table.js';
+
+export const userIdentity: ResourceIdentity = {
+  name: 'users',
+  object: 'user',
+  label: 'user',
+  path: '/users',
+};
 
 export const userRoles = ['admin', 'gift_officer', 'scholarship_manager', 'viewer'] as const;
 export const userStatuses = ['active', 'deactivated'] as const;
@@ -14,8 +23,6 @@ export const userShape: Shape = {
 };
 
 export const userDefaults = { role: 'gift_officer', status: 'active' } as const;
-export const userRequired = ['email', 'first_name', 'last_name'] as const;
-export const userReadOnly = ['id', 'object', 'created_at', 'updated_at'] as const;
 
 export const userRow = z.object({
   id: z.number(),
@@ -29,3 +36,5 @@ export const userRow = z.object({
 });
 export type UserRow = z.infer<typeof userRow>;
 export type UserFields = Omit<UserRow, 'id' | 'created_at' | 'updated_at'>;
+
+export const userTable: Table<UserRow, UserFields> = { name: 'users', row: userRow };

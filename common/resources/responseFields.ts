@@ -66,3 +66,7 @@ export const listEnvelope = (endpoint: string, item: z.ZodType) =>
       .describe('Pass as `ending_before` to page backward; null when nothing precedes this page.'),
     data: z.array(item).describe('The records of this page, newest first.'),
   });
+
+/** The names a record's response carries that its request body may not set: its read-only fields. */
+export const readOnlyOf = (response: z.ZodObject, shape: Record<string, unknown>): string[] =>
+  Object.keys(response.shape).filter((name) => !Object.hasOwn(shape, name));

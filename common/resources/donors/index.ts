@@ -1,0 +1,52 @@
+import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
+import { findRow } from '../table.js';
+import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
+import { donorList } from './list.js';
+import { presentDonor } from './present.js';
+import { findGiving } from './queries.js';
+import { donorDetailResponse, donorResponse } from './response.js';
+import { donorDefaults, donorIdentity, donorShape, donorTable } from './schema.js';
+
+/** A donor with its read-only giving summary. */
+const retrieveDonor: Retrieval = async (db, institutionId, id) => {
+  const row = await findRow(db, donorTable, institutionId, id);
+  return row && presentDonor(row, await findGiving(db, institutionId, id));
+};
+
+export const donors: ResourceDescriptor = {
+  ...donorIdentity,
+  shape: donorShape,
+  defaults: donorDefaults,
+  response: donorResponse,
+  detail: donorDetailResponse,
+  commands: { create: createDonor, update: updateDonorCommand, delete: deleteDonorCommand },
+  list: donorList,
+  retrieve: retrieveDonor,
+  text: {
+    tag: 'Donors',
+    component: 'Donor',
+    notes: {
+      role: 'Decides which names are required (see the rules above).',
+      first_name: 'Required for an Individual.',
+      last_name: 'Required for an Individual and a Household.',
+      organization_name:
+        'Required for an Organization, Foundation or Corporation; not allowed for an Individual.',
+      email: 'Unique per institution, compared case-insensitively (422 `already_in_use`).',
+      address: '`country` is an ISO 3166-1 alpha-2 code such as US.',
+      assigned_user_id: 'An active user of the institution.',
+      status: '`deceased` only for an Individual.',
+    },
+    rules: [
+      'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',
+      '`status` `deceased` applies only to an Individual (422 `invalid_value`).',
+      '`email` is optional but unique per institution, case-insensitively: a donor without one has no duplicate protection, so a create without `email` must send an `Idempotency-Key` (400 `idempotency_key_required`).',
+      '`assigned_user_id` must name an active user of the institution (422 `reference_not_found` / `reference_inactive`).',
+    ].join('\n\n'),
+    conflicts: { delete: ['resource_in_use'] },
+    deleteNote: 'Refused with 409 `resource_in_use` while the donor has gifts.',
+    filterNotes: {
+      q: 'Name, organization name or email contains this text.',
+      assigned_user_id: 'Donors assigned to this user.',
+    },
+  },
+};

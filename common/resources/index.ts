@@ -1,0 +1,24 @@
+import { awardCycles } from './awardCycles/index.js';
+import { awards } from './awards/index.js';
+import type { ResourceDescriptor } from './descriptor.js';
+import { donors } from './donors/index.js';
+import { funds } from './funds/index.js';
+import { gifts } from './gifts/index.js';
+import { scholarships } from './scholarships/index.js';
+import { students } from './students/index.js';
+import { users } from './users/index.js';
+
+/**
+ * Every resource of the API, in the order the route table and the document list them. The
+ * routes, the command registry, retrieval and the OpenAPI document are derived from this list.
+ */
+export const resources: readonly ResourceDescriptor[] = [
+  donors,
+  gifts,
+  funds,
+  users,
+  awardCycles,
+  students,
+  scholarships,
+  awards,
+];

@@ -1,0 +1,151 @@
+import { sql, type CommonQueryMethods, type FragmentSqlToken, type ValueExpression } from 'slonik';
+import type { z } from 'zod';
+import type { JsonObject } from '../json.js';
+import type { ListSpec } from '../pagination/listSpec.js';
+import type { Retrieval } from './descriptor.js';
+
+/** What every stored record has. */
+export interface Stored {
+  id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * A resource's table, stated once: its name, its row (whose keys are the columns read), and
+ * where a column is not read or written as a plain value, how it is. Every statement built here
+ * names the institution.
+ */
+export interface Table<Row extends Stored, Fields extends object> {
+  name: string;
+  row: z.ZodObject & z.ZodType<Row>;
+  /** Columns read through an expression, e.g. dates as text (node-postgres would make a Date). */
+  readAs?: Partial<Record<keyof Row & string, FragmentSqlToken>>;
+  /** Fields written through an expression, e.g. jsonb or a cast. */
+  writeAs?: { [K in keyof Fields]?: (value: Fields[K]) => ValueExpression };
+}
+
+/** The SELECT list of a table's row. */
+export function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
+  const readAs: Partial<Record<string, FragmentSqlToken>> = table.readAs ?? {};
+  const columns = Object.keys(table.row.shape).map((name) => {
+    const expression = readAs[name];
+    return expression
+      ? sql.fragment`${expression} AS ${sql.identifier([name])}`
+      : sql.fragment`${sql.identifier([name])}`;
+  });
+  return sql.fragment`${sql.join(columns, sql.fragment`, `)}`;
+}
+
+/** Each field as it is written: its own expression, or the plain value. */
+function valuesOf<Fields extends object>(
+  table: Table<Stored, Fields>,
+  fields: Fields,
+): [string, ValueExpression][] {
+  const writeAs = (table.writeAs ?? {}) as Record<string, (value: unknown) => ValueExpression>;
+  return Object.entries(fields).map(([name, value]) => [
+    name,
+    writeAs[name] ? writeAs[name](value) : (value as ValueExpression),
+  ]);
+}
+
+export function findRow<Row extends Stored>(
+  db: CommonQueryMethods,
+  table: Table<Row, object>,
+  institutionId: number,
+  id: number,
+  lock: FragmentSqlToken = sql.fragment``,
+): Promise<Row | null> {
+  return db.maybeOne(sql.type(table.row)`
+    SELECT ${columnsOf(table)} FROM ${sql.identifier([table.name])}
+    WHERE institution_id = ${institutionId} AND id = ${id} ${lock}`) as Promise<Row | null>;
+}
+
+/**
+ * The insert of one row as a fragment returning it, inserting nothing unless `guard` holds (a
+ * single-statement write puts its conditions there). INSERT … SELECT gives its values no column
+ * type to take, so a table whose fields are not text must cast them in `writeAs`.
+ */
+export function insertFragment<Row extends Stored, Fields extends object>(
+  table: Table<Row, Fields>,
+  institutionId: number,
+  fields: Fields,
+  guard: FragmentSqlToken,
+): FragmentSqlToken {
+  const values = valuesOf(table as Table<Stored, Fields>, fields);
+  return sql.fragment`
+    INSERT INTO ${sql.identifier([table.name])} (institution_id, ${sql.join(
+      values.map(([name]) => sql.identifier([name])),
+      sql.fragment`, `,
+    )})
+    SELECT ${institutionId}, ${sql.join(
+      values.map(([, value]) => value),
+      sql.fragment`, `,
+    )}
+    WHERE ${guard}
+    RETURNING ${columnsOf(table)}`;
+}
+
+export function insertRow<Row extends Stored, Fields extends object>(
+  db: CommonQueryMethods,
+  table: Table<Row, Fields>,
+  institutionId: number,
+  fields: Fields,
+): Promise<Row> {
+  const values = valuesOf(table as Table<Stored, Fields>, fields);
+  return db.one(sql.type(table.row)`
+    INSERT INTO ${sql.identifier([table.name])} (institution_id, ${sql.join(
+      values.map(([name]) => sql.identifier([name])),
+      sql.fragment`, `,
+    )})
+    VALUES (${institutionId}, ${sql.join(
+      values.map(([, value]) => value),
+      sql.fragment`, `,
+    )})
+    RETURNING ${columnsOf(table)}`) as Promise<Row>;
+}
+
+export function updateRow<Row extends Stored, Fields extends object>(
+  db: CommonQueryMethods,
+  table: Table<Row, Fields>,
+  institutionId: number,
+  id: number,
+  fields: Fields,
+): Promise<Row> {
+  const assignments = valuesOf(table as Table<Stored, Fields>, fields).map(
+    ([name, value]) => sql.fragment`${sql.identifier([name])} = ${value}`,
+  );
+  return db.one(sql.type(table.row)`
+    UPDATE ${sql.identifier([table.name])}
+    SET ${sql.join(assignments, sql.fragment`, `)}, updated_at = now()
+    WHERE institution_id = ${institutionId} AND id = ${id}
+    RETURNING ${columnsOf(table)}`) as Promise<Row>;
+}
+
+/** Reads one record of the institution and presents it (GET /things/{id}). */
+export const retrieveFrom =
+  <Row extends Stored>(table: Table<Row, object>, present: (row: Row) => JsonObject): Retrieval =>
+  async (db, institutionId, id) => {
+    const row = await findRow(db, table, institutionId, id);
+    return row && present(row);
+  };
+
+/**
+ * A resource's collection as a list: its table's rows, newest first by id, with its own filters.
+ */
+export function collectionList<Row extends Stored>(
+  identity: { path: string },
+  table: Table<Row, object>,
+  spec: Pick<ListSpec<Row>, 'present' | 'filters'>,
+): ListSpec<Row> {
+  return {
+    endpoint: `/api/v1${identity.path}`,
+    from: sql.fragment`${sql.identifier([table.name])}`,
+    institutionColumn: sql.fragment`institution_id`,
+    key: sql.fragment`id`,
+    columns: columnsOf(table),
+    row: table.row,
+    keyOf: (row) => row.id,
+    ...spec,
+  };
+}

@@ -193,6 +193,7 @@ describe('POST /donors', () => {
       assigned_user_id: officerId,
       status: 'active',
       gives_anonymously: true,
+      tag_ids: [],
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

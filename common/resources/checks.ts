@@ -3,66 +3,87 @@ import type { CommandContext } from '../commands/command.js';
 import type { RecordCheck } from '../commands/resourceCommands.js';
 import type { FieldError, FieldErrorCode } from '../errors.js';
 
-type ReferencedTable = 'users' | 'funds' | 'donors' | 'award_cycles' | 'students' | 'scholarships';
-
-/** How a reference to each table is named in messages. */
-const nouns: Record<ReferencedTable, string> = {
-  users: 'user',
-  funds: 'fund',
-  donors: 'donor',
-  award_cycles: 'award cycle',
-  students: 'student',
-  scholarships: 'scholarship',
-};
-
 /**
- * The statuses that make a record unusable as a new reference, and what that is called, for the
- * tables where status matters (product.md §4): a deactivated user, a closed fund or a retired
- * scholarship is `reference_inactive`; an award needs a cycle that is open or closed, so a draft
- * or archived one is `invalid_value`.
+ * How other records refer to a resource, stated by that resource (its schema.ts): its table, the
+ * noun of messages, and the statuses that make a record unusable as a new reference (product.md
+ * §4: a deactivated user, a closed fund or a retired scholarship is `reference_inactive`; an
+ * award needs a cycle that is open or closed, so a draft or archived one is `invalid_value`).
  */
-const unusable: Partial<
-  Record<ReferencedTable, { statuses: readonly string[]; code: FieldErrorCode }>
-> = {
-  users: { statuses: ['deactivated'], code: 'reference_inactive' },
-  funds: { statuses: ['closed'], code: 'reference_inactive' },
-  scholarships: { statuses: ['retired'], code: 'reference_inactive' },
-  award_cycles: { statuses: ['draft', 'archived'], code: 'invalid_value' },
-};
+export interface Reference {
+  table: string;
+  /** With its article: `a fund`, `an award cycle`. */
+  noun: string;
+  unusable?: { statuses: readonly string[]; code: FieldErrorCode };
+}
+
+const withoutArticle = (noun: string) => noun.replace(/^an? /, '');
+
+/** A real write holds referenced rows until it commits, so a concurrent change waits for it. */
+const keyShare = (ctx: CommandContext) =>
+  // A read-only dry run cannot lock, and needs no lock.
+  ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`;
 
 /**
  * A reference must name a record of the caller's institution (else `reference_not_found`, the
- * same answer for missing and foreign) that is still in use (else `reference_inactive`, or
- * `invalid_value` for an award cycle that takes no awards).
+ * same answer for missing and foreign) that is still in use (else the reference's own code).
  */
 export async function checkReference(
   ctx: CommandContext,
-  table: ReferencedTable,
+  reference: Reference,
   id: number,
   param: string,
 ): Promise<FieldError | null> {
-  // A real write holds the referenced row until it commits, so a concurrent deactivation or
-  // delete waits for it (a read-only dry run cannot lock, and needs no lock).
-  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`;
-  const rule = unusable[table];
+  const rule = reference.unusable;
   const status = await ctx.db.maybeOneFirst(sql.unsafe`
     SELECT ${rule ? sql.fragment`status` : sql.fragment`'active'`} AS status
-    FROM ${sql.identifier([table])}
-    WHERE institution_id = ${ctx.institution.id} AND id = ${id} ${lock}`);
+    FROM ${sql.identifier([reference.table])}
+    WHERE institution_id = ${ctx.institution.id} AND id = ${id} ${keyShare(ctx)}`);
   if (status === null)
     return {
       param,
       code: 'reference_not_found',
-      message: `does not name an existing ${nouns[table]}`,
+      message: `does not name an existing ${withoutArticle(reference.noun)}`,
     };
   if (rule?.statuses.includes(String(status))) {
     return {
       param,
       code: rule.code,
-      message: `names ${table === 'award_cycles' ? 'an' : 'a'} ${nouns[table]} that is ${String(status)}`,
+      message: `names ${reference.noun} that is ${String(status)}`,
     };
   }
   return null;
+}
+
+/**
+ * A list of references (`tag_ids`), checked in one query but for the ids in `unchanged` (held
+ * already, so neither checked nor locked again): each id that names no record of the
+ * institution is `reference_not_found` at its index (`tag_ids.2`).
+ */
+export async function checkReferenceList(
+  ctx: CommandContext,
+  reference: Reference,
+  ids: readonly number[],
+  param: string,
+  unchanged: ReadonlySet<number> = new Set(),
+): Promise<FieldError[]> {
+  const checked = ids.filter((id) => !unchanged.has(id));
+  if (!checked.length) return [];
+  const found = await ctx.db.anyFirst(sql.unsafe`
+    SELECT id FROM ${sql.identifier([reference.table])}
+    WHERE institution_id = ${ctx.institution.id} AND id = ANY(${sql.array(checked, 'int8')})
+    ORDER BY id ${keyShare(ctx)}`);
+  const present = new Set(found.map(Number));
+  return ids.flatMap((id, index) =>
+    present.has(id) || unchanged.has(id)
+      ? []
+      : [
+          {
+            param: `${param}.${index}`,
+            code: 'reference_not_found' as const,
+            message: `does not name an existing ${withoutArticle(reference.noun)}`,
+          },
+        ],
+  );
 }
 
 /**

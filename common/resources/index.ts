@@ -6,6 +6,7 @@ import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
 import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
+import { tags } from './tags/index.js';
 import { users } from './users/index.js';
 
 /**
@@ -21,4 +22,5 @@ export const resources: readonly ResourceDescriptor[] = [
   students,
   scholarships,
   awards,
+  tags,
 ];

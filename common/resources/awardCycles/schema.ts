@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { calendarDate, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const awardCycleIdentity: ResourceIdentity = {
@@ -58,4 +59,11 @@ export const awardCycleTable: Table<AwardCycleRow, AwardCycleFields> = {
   // node-postgres would turn a date into a Date at local midnight: dates are read as text.
   readAs: { starts_on: sql.fragment`starts_on::text`, ends_on: sql.fragment`ends_on::text` },
   writeAs: { starts_on: asDate, ends_on: asDate },
+};
+
+/** How other records refer to an award cycle. */
+export const awardCycleReference: Reference = {
+  table: 'award_cycles',
+  noun: 'an award cycle',
+  unusable: { statuses: ['draft', 'archived'], code: 'invalid_value' },
 };

@@ -7,9 +7,12 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
+import { awardCycleReference } from '../awardCycles/schema.js';
 import { checkReference } from '../checks.js';
 import { checkFundCapacity, toCents } from '../funds/capacity.js';
 import { readOnlyOf } from '../responseFields.js';
+import { scholarshipReference } from '../scholarships/schema.js';
+import { studentReference } from '../students/schema.js';
 import { presentAward } from './present.js';
 import { awardCycleStatus, hasLiveAward, scholarshipFundId } from './queries.js';
 import { awardResponse } from './response.js';
@@ -25,9 +28,9 @@ import {
   type AwardStatus,
 } from './schema.js';
 const references = [
-  ['award_cycle_id', 'award_cycles'],
-  ['scholarship_id', 'scholarships'],
-  ['student_id', 'students'],
+  ['award_cycle_id', awardCycleReference],
+  ['scholarship_id', scholarshipReference],
+  ['student_id', studentReference],
 ] as const;
 
 /** Referenced rows are held until the real write commits; a read-only dry run cannot lock. */
@@ -102,9 +105,9 @@ async function awardRules(ctx: CommandContext, check: RecordCheck<AwardRow>): Pr
 
   const changed = (name: (typeof references)[number][0]) =>
     valid(name) && record[name] !== existing?.[name];
-  for (const [name, table] of references) {
+  for (const [name, reference] of references) {
     if (!changed(name)) continue;
-    const problem = await checkReference(ctx, table, Number(record[name]), name);
+    const problem = await checkReference(ctx, reference, Number(record[name]), name);
     if (problem) {
       validation.invalid.add(name);
       validation.errors.push(problem);

@@ -9,8 +9,10 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields } from '../../validation/validateBody.js';
-import { alreadyInUse, checkReference, checkUnique } from '../checks.js';
+import { alreadyInUse, checkReference, checkReferenceList, checkUnique } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
+import { tagReference } from '../tags/schema.js';
+import { userReference } from '../users/schema.js';
 import { presentDonor } from './present.js';
 import { deleteDonor, donorHasGifts } from './queries.js';
 import { donorDetailResponse } from './response.js';
@@ -53,7 +55,34 @@ function applyRoleRules({ record, validation }: RecordCheck<DonorRow>): void {
   }
 }
 
-/** The role's names, a unique email, and an active assigned user. */
+/**
+ * Each tag once, each a tag of the institution. Tags the donor already has are not checked
+ * again: a tag being deleted meanwhile takes itself off the donor, and checking (locking) it
+ * from here would deadlock with that delete.
+ */
+async function checkTags(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
+  const { record, validation, existing } = check;
+  if (!validation.sent.has('tag_ids') || !check.valid('tag_ids')) return;
+  const ids = record.tag_ids as number[];
+  const duplicates = ids.flatMap((id, index) =>
+    ids.indexOf(id) < index
+      ? [
+          {
+            param: `tag_ids.${index}`,
+            code: 'invalid_value' as const,
+            message: 'lists a tag twice',
+          },
+        ]
+      : [],
+  );
+  validation.errors.push(...duplicates);
+  const unchanged = new Set(existing?.tag_ids ?? []);
+  validation.errors.push(
+    ...(await checkReferenceList(ctx, tagReference, ids, 'tag_ids', unchanged)),
+  );
+}
+
+/** The role's names, a unique email, an active assigned user, and the tags. */
 async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
   applyRoleRules(check);
   await checkUnique(ctx, check, {
@@ -66,12 +95,13 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   if (validation.sent.has('assigned_user_id') && check.valid('assigned_user_id')) {
     const problem = await checkReference(
       ctx,
-      'users',
+      userReference,
       Number(record.assigned_user_id),
       'assigned_user_id',
     );
     if (problem) validation.errors.push(problem);
   }
+  await checkTags(ctx, check);
 }
 
 const emailOmitted = (body: JsonObject) =>

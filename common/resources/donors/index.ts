@@ -35,18 +35,21 @@ export const donors: ResourceDescriptor = {
       address: '`country` is an ISO 3166-1 alpha-2 code such as US.',
       assigned_user_id: 'An active user of the institution.',
       status: '`deceased` only for an Individual.',
+      tag_ids: 'Tags of the institution, each once, in any order (kept as given); `[]` for none.',
     },
     rules: [
       'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',
       '`status` `deceased` applies only to an Individual (422 `invalid_value`).',
       '`email` is optional but unique per institution, case-insensitively: a donor without one has no duplicate protection, so a create without `email` must send an `Idempotency-Key` (400 `idempotency_key_required`).',
       '`assigned_user_id` must name an active user of the institution (422 `reference_not_found` / `reference_inactive`).',
+      '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
     ].join('\n\n'),
     conflicts: { delete: ['resource_in_use'] },
     deleteNote: 'Refused with 409 `resource_in_use` while the donor has gifts.',
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',
+      tag_id: 'Donors that carry this tag.',
     },
   },
 };

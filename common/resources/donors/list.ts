@@ -1,5 +1,5 @@
 import { sql } from 'slonik';
-import { enumFilter, idFilter, textSearch } from '../../pagination/listSpec.js';
+import { enumFilter, idFilter, parseIdParameter, textSearch } from '../../pagination/listSpec.js';
 import { collectionList } from '../table.js';
 import { presentDonor } from './present.js';
 import { donorIdentity, donorRoles, donorStatuses, donorTable } from './schema.js';
@@ -15,5 +15,11 @@ export const donorList = collectionList(donorIdentity, donorTable, {
     role: enumFilter(sql.fragment`role`, donorRoles),
     status: enumFilter(sql.fragment`status`, donorStatuses),
     assigned_user_id: idFilter(sql.fragment`assigned_user_id`),
+    // Served by the GIN index on tag_ids.
+    tag_id: {
+      description: { kind: 'id' },
+      parse: parseIdParameter,
+      condition: (value) => sql.fragment`tag_ids @> ARRAY[${Number(value)}::bigint]`,
+    },
   },
 });

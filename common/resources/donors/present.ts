@@ -41,6 +41,7 @@ export function presentDonor(
     assigned_user_id: row.assigned_user_id,
     status: row.status,
     gives_anonymously: row.gives_anonymously,
+    tag_ids: row.tag_ids,
     ...(giving
       ? {
           giving: {

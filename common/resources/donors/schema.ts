@@ -4,6 +4,7 @@ import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { countryCodes } from '../../validation/countries.js';
 import { email, flag, oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const donorIdentity: ResourceIdentity = {
@@ -49,6 +50,11 @@ export const addressSchema = z.strictObject(
 );
 export type Address = z.infer<typeof addressSchema>;
 
+/** A donor's tags, in the order given; at most 50. */
+const tagIds = z
+  .array(recordId, { message: 'must be an array of tag ids' })
+  .max(50, { message: 'must list at most 50 tags' });
+
 export const donorShape: Shape = {
   role: { schema: oneOf(donorRoles), required: true },
   first_name: { schema: text(100), nullable: true },
@@ -60,6 +66,7 @@ export const donorShape: Shape = {
   assigned_user_id: { schema: recordId, nullable: true },
   status: { schema: oneOf(donorStatuses) },
   gives_anonymously: { schema: flag },
+  tag_ids: { schema: tagIds },
 };
 
 export const donorDefaults = {
@@ -72,7 +79,8 @@ export const donorDefaults = {
   assigned_user_id: null,
   status: 'active',
   gives_anonymously: false,
-} as const;
+  tag_ids: [],
+};
 
 export const donorRow = z.object({
   id: z.number(),
@@ -86,6 +94,7 @@ export const donorRow = z.object({
   assigned_user_id: z.number().nullable(),
   status: z.enum(donorStatuses),
   gives_anonymously: z.boolean(),
+  tag_ids: z.array(z.number()),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -95,7 +104,12 @@ export type DonorFields = Omit<DonorRow, 'id' | 'created_at' | 'updated_at'>;
 export const donorTable: Table<DonorRow, DonorFields> = {
   name: 'donors',
   row: donorRow,
-  writeAs: { address: (address) => (address ? sql.jsonb(address) : null) },
+  // int8[] would arrive as strings: read as JSON, whose numbers are the ids.
+  readAs: { tag_ids: sql.fragment`to_jsonb(tag_ids)` },
+  writeAs: {
+    address: (address) => (address ? sql.jsonb(address) : null),
+    tag_ids: (ids) => sql.array(ids, 'int8'),
+  },
 };
 
 export const givingRow = z.object({
@@ -105,3 +119,9 @@ export const givingRow = z.object({
   last_gift_date: z.string().nullable(),
 });
 export type GivingRow = z.infer<typeof givingRow>;
+
+/** How other records refer to a donor. */
+export const donorReference: Reference = {
+  table: 'donors',
+  noun: 'a donor',
+};

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { flag, MAX_AMOUNT, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const fundIdentity: ResourceIdentity = {
@@ -89,4 +90,11 @@ export const fundTable: Table<FundRow, FundFields> = {
   writeAs: {
     award_limit: (limit) => sql.fragment`${limit === null ? null : String(limit)}::numeric`,
   },
+};
+
+/** How other records refer to a fund. */
+export const fundReference: Reference = {
+  table: 'funds',
+  noun: 'a fund',
+  unusable: { statuses: ['closed'], code: 'reference_inactive' },
 };

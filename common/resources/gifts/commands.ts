@@ -17,6 +17,8 @@ import {
 } from '../../commands/resourceCommands.js';
 import type { FieldError } from '../../errors.js';
 import { checkReference } from '../checks.js';
+import { donorReference } from '../donors/schema.js';
+import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
 import { insertFragment } from '../table.js';
 import { presentGift } from './present.js';
@@ -49,11 +51,11 @@ async function giftRules(ctx: CommandContext, check: RecordCheck<GiftRow>): Prom
   const sentAndValid = (name: 'donor_id' | 'fund_id') =>
     validation.sent.has(name) && check.valid(name);
   if (sentAndValid('donor_id')) {
-    const problem = await checkReference(ctx, 'donors', Number(record.donor_id), 'donor_id');
+    const problem = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
     if (problem) validation.errors.push(problem);
   }
   if (sentAndValid('fund_id')) {
-    const problem = await checkReference(ctx, 'funds', Number(record.fund_id), 'fund_id');
+    const problem = await checkReference(ctx, fundReference, Number(record.fund_id), 'fund_id');
     if (problem) validation.errors.push(problem);
   }
 }

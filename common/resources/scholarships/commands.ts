@@ -8,6 +8,7 @@ import {
 import type { FieldError } from '../../errors.js';
 import { checkReference } from '../checks.js';
 import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentScholarship } from './present.js';
 import { committedByScholarship } from './queries.js';
@@ -41,7 +42,7 @@ async function checkFund(
       capacity = await checkFundCapacity(ctx, fundId, moving, null, 'fund_id');
     }
   }
-  return (await checkReference(ctx, 'funds', fundId, 'fund_id')) ?? capacity;
+  return (await checkReference(ctx, fundReference, fundId, 'fund_id')) ?? capacity;
 }
 
 /** The fund rule, where the fund is set or changed. */

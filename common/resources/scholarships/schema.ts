@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const scholarshipIdentity: ResourceIdentity = {
@@ -37,4 +38,11 @@ export type ScholarshipFields = Omit<ScholarshipRow, 'id' | 'created_at' | 'upda
 export const scholarshipTable: Table<ScholarshipRow, ScholarshipFields> = {
   name: 'scholarships',
   row: scholarshipRow,
+};
+
+/** How other records refer to a scholarship. */
+export const scholarshipReference: Reference = {
+  table: 'scholarships',
+  noun: 'a scholarship',
+  unusable: { statuses: ['retired'], code: 'reference_inactive' },
 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { email, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const studentIdentity: ResourceIdentity = {
@@ -33,3 +34,9 @@ export type StudentRow = z.infer<typeof studentRow>;
 export type StudentFields = Omit<StudentRow, 'id' | 'created_at' | 'updated_at'>;
 
 export const studentTable: Table<StudentRow, StudentFields> = { name: 'students', row: studentRow };
+
+/** How other records refer to a student. */
+export const studentReference: Reference = {
+  table: 'students',
+  noun: 'a student',
+};

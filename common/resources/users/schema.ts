@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { email, oneOf, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
+import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
 
 export const userIdentity: ResourceIdentity = {
@@ -38,3 +39,10 @@ export type UserRow = z.infer<typeof userRow>;
 export type UserFields = Omit<UserRow, 'id' | 'created_at' | 'updated_at'>;
 
 export const userTable: Table<UserRow, UserFields> = { name: 'users', row: userRow };
+
+/** How other records refer to a user. */
+export const userReference: Reference = {
+  table: 'users',
+  noun: 'a user',
+  unusable: { statuses: ['deactivated'], code: 'reference_inactive' },
+};

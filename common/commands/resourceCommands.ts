@@ -105,7 +105,7 @@ export function fieldsOf<Fields extends object>(
 }
 
 /** Every rule of a resource on a create (existing null) or an update; 422 with every problem. */
-export async function validateRecord<Row extends Stored, Fields extends object>(
+async function validateRecord<Row extends Stored, Fields extends object>(
   ctx: CommandContext,
   resource: WritableResource<Row, Fields>,
   body: JsonObject,

@@ -76,9 +76,9 @@ const when: Record<ErrorCode, string> = {
     'The write was queued but its result did not come in time. Retrying with the same Idempotency-Key is safe and returns the outcome once known.',
 };
 
-export const errorCodes = Object.keys(samples) as ErrorCode[];
+const errorCodes = Object.keys(samples) as ErrorCode[];
 
-export function errorSample(code: ErrorCode): ApiError {
+function errorSample(code: ErrorCode): ApiError {
   const sample = samples[code];
   if (sample.body.code !== code)
     throw new Error(`error sample ${code} carries the code ${sample.body.code}`);
@@ -115,7 +115,7 @@ type Missing<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : neve
 const _everyType: Missing<ErrorType, (typeof errorTypes)[number]> = true;
 const _everyFieldCode: Missing<FieldErrorCode, (typeof fieldErrorCodes)[number]> = true;
 
-export const REQUEST_ID_EXAMPLE = 'req_5f2c8e1a9b0d4c7e3a6f1b2d';
+const REQUEST_ID_EXAMPLE = 'req_5f2c8e1a9b0d4c7e3a6f1b2d';
 
 /** The one error envelope of product.md §2, with `code` one of the given codes (any when absent). */
 const envelopeWith = (codes?: readonly [ErrorCode, ...ErrorCode[]]) =>

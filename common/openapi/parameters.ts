@@ -62,7 +62,7 @@ export const sharedParameters: Record<string, JsonSchema> = {
   },
 };
 
-export const parameterRef = (name: keyof typeof sharedParameters & string): JsonSchema => ({
+const parameterRef = (name: keyof typeof sharedParameters & string): JsonSchema => ({
   $ref: `#/components/parameters/${name}`,
 });
 

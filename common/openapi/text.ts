@@ -6,7 +6,7 @@ import { errorTable } from './errorCatalogue.js';
 const rules = (lead: string, ...points: string[]) =>
   `${lead}\n\n${points.map((point) => `- ${point}`).join('\n')}`;
 
-export const idempotencyRules = rules(
+const idempotencyRules = rules(
   'Every write (create, update, delete) accepts an optional `Idempotency-Key` header: 1 to 255 printable ASCII characters, sent once (else 400 `invalid_idempotency_key`).',
   'Keys are scoped to the institution (two API keys of one institution share them) and compared byte for byte.',
   'The same key with the same request (method, route, path parameters and the body in canonical form: key order and whitespace do not matter, values, types, array order and null-versus-absent do) within 24 hours of the first call replays the original response (status, body and `Location`) with `Idempotent-Replayed: true`, and writes nothing. A replay is not re-validated.',
@@ -17,14 +17,14 @@ export const idempotencyRules = rules(
   'A donor create without an `email` has no duplicate protection, so it must send a key (400 `idempotency_key_required`).',
 );
 
-export const dryRunRules = rules(
+const dryRunRules = rules(
   'Every write accepts the dry-run switch, as the query parameter `dry_run` or the header `Dry-Run`, with the same effect. Values are `true` or `false` in any letter case; any other value, a repeated query parameter, or query and header that disagree is 400 `invalid_parameter`.',
   'A dry run runs exactly the validation of the real call (required and conditionally required fields, allowed values, references to the institution’s records, unknown fields, uniqueness) and fails as the real call would.',
   'It writes nothing, enqueues nothing, fires no event and never touches the idempotency store: the same `Idempotency-Key` can then be used on the real call.',
   'On success it answers with the real status code and the body the real call would return, except that a create returns `id` 0 and no `Location`; `created_at` and `updated_at` hold the time of the dry run. Update and delete dry runs return the body the real call would.',
 );
 
-export const paginationRules = rules(
+const paginationRules = rules(
   'Every list answers one page in the list envelope, newest first (`id` descending, a total order: no row is skipped or repeated while paging).',
   '`limit`: an integer, default 25; values outside 1 to 100 are coerced into that range. Anything that is not an integer is 400 `invalid_parameter`.',
   'Page forward with `starting_after` set to the `next_cursor` of the last page, until `has_more` is false; page backward with `ending_before` set to a `previous_cursor`. If both are sent, `starting_after` wins.',

@@ -99,7 +99,7 @@ export interface UniqueValue {
 }
 
 /** Whether another record of the institution already holds this value (the record itself aside). */
-export function isTaken(
+function isTaken(
   ctx: CommandContext,
   unique: UniqueValue,
   value: string,

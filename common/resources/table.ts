@@ -26,7 +26,7 @@ export interface Table<Row extends Stored, Fields extends object> {
 }
 
 /** The SELECT list of a table's row. */
-export function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
+function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
   const readAs: Partial<Record<string, FragmentSqlToken>> = table.readAs ?? {};
   const columns = Object.keys(table.row.shape).map((name) => {
     const expression = readAs[name];

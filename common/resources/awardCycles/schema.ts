@@ -39,7 +39,7 @@ export const awardCycleShape: Shape = {
 
 export const awardCycleDefaults = { status: 'draft' } as const;
 
-export const awardCycleRow = z.object({
+const awardCycleRow = z.object({
   id: z.number(),
   name: z.string(),
   starts_on: z.string(),

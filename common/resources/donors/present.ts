@@ -2,7 +2,7 @@ import type { AddressResponse, DonorDetailResponse, DonorResponse } from './resp
 import type { Address, DonorFields, DonorRow, GivingRow } from './schema.js';
 
 /** "First Last" for people; the organisation (or household) name where there is one. */
-export function displayName(
+function displayName(
   donor: Pick<DonorFields, 'role' | 'first_name' | 'last_name' | 'organization_name'>,
 ): string {
   const personal = [donor.first_name, donor.last_name].filter(Boolean).join(' ');

@@ -5,7 +5,7 @@ import { donorRoles, donorStatuses } from './schema.js';
 const line = z.string().nullable();
 
 /** Every key is present, null where it was not given. */
-export const addressResponse = z.object({
+const addressResponse = z.object({
   line1: line,
   line2: line,
   city: line,
@@ -16,7 +16,7 @@ export const addressResponse = z.object({
 
 export type AddressResponse = z.infer<typeof addressResponse>;
 
-export const givingResponse = z
+const givingResponse = z
   .object({
     total_amount: moneyAmount.describe('The sum of the donor’s gifts; 0 without gifts.'),
     gift_count: z.number().int().min(0),

@@ -30,7 +30,7 @@ const addressLine = (max: number) =>
     .nullable()
     .optional();
 
-export const addressSchema = z.strictObject(
+const addressSchema = z.strictObject(
   {
     line1: addressLine(200),
     line2: addressLine(200),

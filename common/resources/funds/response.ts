@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { moneyAmount, recordIdOf, timestamps } from '../responseFields.js';
 import { fundRestrictions, fundStatuses } from './schema.js';
 
-export const fundTotalsResponse = z
+const fundTotalsResponse = z
   .object({
     gifts_received: moneyAmount.describe('The sum of the gifts designated to the fund.'),
     awards_committed: moneyAmount.describe('The sum of the live awards drawing from the fund.'),

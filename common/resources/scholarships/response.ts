@@ -38,7 +38,6 @@ export const awardedStudentResponse = z.object({
   scholarship: z.object({ id: reference('scholarship'), name: z.string() }),
   fund: fundSummary,
 });
-export type AwardedStudentResponse = z.infer<typeof awardedStudentResponse>;
 
 /** One row of GET /scholarships/fund-summaries (reports.ts). */
 export const fundSummaryResponse = z.object({
@@ -49,4 +48,3 @@ export const fundSummaryResponse = z.object({
   students_count: z.number().int().positive(),
   amount_awarded: moneyAmount.describe('The sum of the accepted and disbursed awards.'),
 });
-export type FundSummaryResponse = z.infer<typeof fundSummaryResponse>;

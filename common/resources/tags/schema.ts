@@ -26,7 +26,7 @@ export const tagShape: Shape = {
 
 export const tagDefaults = { color: null } as const;
 
-export const tagRow = z.object({
+const tagRow = z.object({
   id: z.number(),
   name: z.string(),
   color: z.string().nullable(),

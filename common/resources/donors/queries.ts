@@ -7,7 +7,7 @@ export function findGiving(
   donorId: number,
 ): Promise<GivingRow> {
   return db.one(sql.type(givingRow)`
-    SELECT coalesce(sum(amount), 0)::numeric(14, 2) AS total_amount, count(*)::int AS gift_count,
+    SELECT coalesce(sum(amount), 0)::text AS total_amount, count(*)::int AS gift_count,
            min(gift_date) AS first_gift_date, max(gift_date) AS last_gift_date
     FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
 }

@@ -42,7 +42,7 @@ export let service: TestService;
 export let other: Tenant;
 export let officerId: number;
 
-/** Starts the file's own service and creates a gift officer; call once at the top of a test file. */
+/** Starts the file's own service and creates a gift officer; call once per test file. */
 export function setUpDonorTests(): void {
   beforeAll(async () => {
     service = await startTestService();

@@ -38,7 +38,7 @@ export async function createDonor(body: Body, key?: string): Promise<number> {
   return response.body.id;
 }
 
-/** Starts the file's own service and creates the records above; call once at the top of a test file. */
+/** Starts the file's own service and creates the records above; call once per test file. */
 export function setUpDonorValidationTests(): void {
   beforeAll(async () => {
     service = await startTestService();

@@ -38,7 +38,7 @@ export async function createUser(body: Body, key?: string): Promise<User> {
   return response.body;
 }
 
-/** Starts the file's own service and creates the records above; call once at the top of a test file. */
+/** Starts the file's own service and creates the records above; call once per test file. */
 export function setUpUserTests(): void {
   beforeAll(async () => {
     service = await startTestService();

@@ -15,7 +15,7 @@ export interface AwardCycle {
 }
 
 export let service: TestService;
-export let other: Tenant;
+let other: Tenant;
 export const ids = { otherCycle: 0 };
 let nameCounter = 0;
 

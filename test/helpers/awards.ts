@@ -17,7 +17,7 @@ export interface Award {
 }
 
 export let service: TestService;
-export let other: Tenant;
+let other: Tenant;
 /** Ids created in beforeAll that the case tables refer to. */
 export const ids = {
   fund: 0,
@@ -122,7 +122,7 @@ export async function awardRow(id: number): Promise<StoredAward | null> {
 }
 
 /** Every award row, to show that a refused call wrote nothing anywhere. */
-export const allAwards = () =>
+const allAwards = () =>
   service.db.any(sql.unsafe`SELECT id, amount::text, status, updated_at FROM awards ORDER BY id`);
 
 /** Three ways, by default checking that no award row changed. */

@@ -13,13 +13,13 @@ export type Body = Record<string, unknown>;
 export type Expected = ReadonlyArray<readonly [param: string, code: string]>;
 
 export let service: TestService;
-export let other: Tenant;
+let other: Tenant;
 export const refs = { activeUser: 0, deactivatedUser: 0, foreignUser: 0, patchTarget: 0 };
 
 export const TAKEN_EMAIL = 'Taken.Donor@Example.org';
 export const FOREIGN_EMAIL = 'shared.donor@example.org';
 
-export async function createUser(email: string, key?: string): Promise<number> {
+async function createUser(email: string, key?: string): Promise<number> {
   const response = await service.call<{ id: number }>('POST', '/api/v1/users', {
     key,
     body: { email, first_name: 'Staff', last_name: 'Member' },
@@ -28,7 +28,7 @@ export async function createUser(email: string, key?: string): Promise<number> {
   return response.body.id;
 }
 
-export async function createDonor(body: Body, key?: string): Promise<number> {
+async function createDonor(body: Body, key?: string): Promise<number> {
   const response = await service.call<{ id: number }>('POST', '/api/v1/donors', {
     key,
     body,
@@ -77,7 +77,7 @@ export function setUpDonorValidationTests(): void {
 }
 
 /** What a write may change: every donor row and every stored idempotency receipt. */
-export async function snapshot(): Promise<unknown> {
+async function snapshot(): Promise<unknown> {
   return {
     donors: await service.db.any(sql.unsafe`SELECT * FROM donors ORDER BY id`),
     receipts: await service.count('write_receipts'),

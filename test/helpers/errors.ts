@@ -112,7 +112,7 @@ export function send<T = Record<string, unknown>>(
 }
 
 /** Strings that would betray internals: stack frames, source paths, SQL or Postgres messages. */
-export const leaks = [
+const leaks = [
   /\n\s*at /,
   /\bat \S+ \(/,
   /\S+\.(ts|js|mjs|cjs):\d+/,
@@ -140,7 +140,7 @@ export function expectError(
   return body.error;
 }
 
-export const tables = ['donors', 'gifts', 'funds', 'users', 'write_receipts'];
+const tables = ['donors', 'gifts', 'funds', 'users', 'write_receipts'];
 export async function rowCount(): Promise<number> {
   const counts = await Promise.all(tables.map((table) => service.count(table)));
   return counts.reduce((sum, n) => sum + n, 0);

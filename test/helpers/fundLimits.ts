@@ -46,10 +46,7 @@ export let service: TestService;
 export const ids = { cycle: 0, donor: 0 };
 let counter = 0;
 
-export async function expectStatus<T>(
-  response: Promise<ApiResponse<T>>,
-  status: number,
-): Promise<T> {
+async function expectStatus<T>(response: Promise<ApiResponse<T>>, status: number): Promise<T> {
   const result = await response;
   if (result.status !== status)
     throw new Error(`expected ${status}, got ${result.status}: ${JSON.stringify(result.body)}`);
@@ -125,12 +122,12 @@ export const fieldErrors = (response: ApiResponse) =>
     code,
   }));
 
-export const withoutRequestId = (response: ApiResponse) => ({
+const withoutRequestId = (response: ApiResponse) => ({
   ...(response.body as unknown as ErrorEnvelope).error,
   request_id: undefined,
 });
 
-export const snapshot = () =>
+const snapshot = () =>
   service.db.any(sql.unsafe`
     SELECT 'award' AS kind, id, amount::text AS value, status, updated_at FROM awards
     UNION ALL SELECT 'fund', id, award_limit::text, status, updated_at FROM funds

@@ -48,11 +48,7 @@ export const id = {
 /** The other institution's ids. */
 export const foreign = { fund: 0, cycle: 0, student: 0, scholarship: 0, award: 0 };
 
-export async function create(
-  path: string,
-  body: Record<string, unknown>,
-  key?: string,
-): Promise<number> {
+async function create(path: string, body: Record<string, unknown>, key?: string): Promise<number> {
   const response = await service.call<{ id: number }>('POST', `/api/v1${path}`, { body, key });
   if (response.status !== 201)
     throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);

@@ -69,11 +69,7 @@ export const donor = { patron: 0, artsLover: 0, lapsed: 0 };
 export const awards = { awarded: [] as number[], notAwarded: [] as number[], springAwarded: 0 };
 export const foreign = { cycle: 0, fund: 0, scholarship: 0, student: 0, donor: 0, award: 0 };
 
-export async function create(
-  path: string,
-  body: Record<string, unknown>,
-  key?: string,
-): Promise<number> {
+async function create(path: string, body: Record<string, unknown>, key?: string): Promise<number> {
   const response = await service.call<{ id: number }>('POST', `/api/v1${path}`, { body, key });
   if (response.status !== 201)
     throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -90,7 +86,7 @@ export async function patch(
     throw new Error(`PATCH ${path}: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
-export const statusPaths: Record<string, string[]> = {
+const statusPaths: Record<string, string[]> = {
   offered: [],
   accepted: ['accepted'],
   declined: ['declined'],
@@ -100,7 +96,7 @@ export const statusPaths: Record<string, string[]> = {
 };
 
 /** An award brought to `status` through the transitions the state machine allows. */
-export async function award(
+async function award(
   cycleId: number,
   scholarshipId: number,
   studentId: number,

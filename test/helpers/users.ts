@@ -28,7 +28,7 @@ export const FOREIGN_EMAIL = 'foreign.user@example.org';
 export const DONOR_EMAIL = 'donor.only@example.org';
 
 export let service: TestService;
-export let other: Tenant;
+let other: Tenant;
 export let patchTarget: User;
 export let foreignUser: User;
 
@@ -68,7 +68,7 @@ export function setUpUserTests(): void {
 export const userRow = (id: number) =>
   service.db.maybeOne(sql.unsafe`SELECT * FROM users WHERE id = ${id}`);
 
-export async function snapshot(): Promise<unknown> {
+async function snapshot(): Promise<unknown> {
   return {
     users: await service.db.any(sql.unsafe`SELECT * FROM users ORDER BY id`),
     receipts: await service.count('write_receipts'),

@@ -1,8 +1,8 @@
 /**
- * What the donors.*Validation.test.ts files share. Every validation rule of a donor (product.md §4
- * "Donor"), on create and on update. Each failure case runs three ways: the real call,
- * `?dry_run=true` and `Dry-Run: true`. All three must give the same status, code and errors[],
- * and none may write anything.
+ * What donors.createValidation, donors.updateValidation and donors.fieldValues share. Every
+ * validation rule of a donor (product.md §4 "Donor"), on create and on update. Each failure case
+ * runs three ways: the real call, `?dry_run=true` and `Dry-Run: true`. All three must give the
+ * same status, code and errors[], and none may write anything.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';

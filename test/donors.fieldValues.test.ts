@@ -15,10 +15,8 @@ import {
 setUpDonorValidationTests();
 
 /**
- * A value of the wrong JSON type is `invalid_type`. These fail today: validateBody's codeOf()
- * (common/validation/validateBody.ts) maps zod's invalid_type to `required` whenever the issue
- * has no `input`, and zod 4 leaves `input` out unless parsing with `reportInput: true`, so every
- * wrong type is reported as `required`. Flip to test.each once that is fixed.
+ * A value of the wrong JSON type is `invalid_type`, not `required` (validateBody parses with
+ * `reportInput: true`, so zod's issue keeps the input that tells the two apart).
  */
 const typeCases: CreateCase[] = [
   {

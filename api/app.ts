@@ -7,7 +7,7 @@ import type { ApiMetrics } from '../common/metrics.js';
 import { buildOpenApiDocument } from '../common/openapi/document.js';
 import type { Redis } from '../common/redis.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
-import { docsRouter } from './docs.js';
+import { docsRouter, onlyGet } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
 import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
@@ -117,6 +117,8 @@ export function createApp(deps: AppDeps): Express {
       .json({ status: ready ? 'ready' : 'unavailable', database, redis });
   });
 
+  app.all(['/metrics', '/health', '/ready'], onlyGet);
+
   // Outside /api/v1 and without an API key: the docs page, and the operators' queue dashboard.
   app.use(docsRouter());
   if (deps.admin) app.use(adminDashboard(deps.admin));
@@ -127,6 +129,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/api/v1/openapi.json', label('/api/v1/openapi.json'), (_req, res) => {
     res.type('application/json').send(openApi);
   });
+  app.all('/api/v1/openapi.json', onlyGet);
 
   const api = express.Router();
   for (const path of new Set(routes.map((route) => route.path)))

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { Router, type RequestHandler, type Response } from 'express';
+import { errors } from '../common/errors.js';
 
 export const DOCS_PATH = '/docs';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -110,6 +111,11 @@ function sendJavaScript(res: Response, body: string | Buffer, cacheControl: stri
   res.send(body);
 }
 
+/** 405 for any method but GET (and HEAD, which Express answers as GET). */
+export const onlyGet: RequestHandler = (req) => {
+  throw errors.methodNotAllowed(req.method, ['GET']);
+};
+
 /** Routes of the docs page; mounted outside /api/v1, with no API key. */
 export function docsRouter(): Router {
   const router = Router();
@@ -142,6 +148,8 @@ export function docsRouter(): Router {
       cacheControl: false,
     });
   });
+
+  for (const path of [DOCS_PATH, initPath, bundlePath]) router.all(path, onlyGet);
 
   return router;
 }

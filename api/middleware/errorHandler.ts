@@ -20,6 +20,11 @@ function fromBodyParser(error: unknown): ApiError | null {
     return errors.unsupportedMediaType();
   if (type === 'request.aborted' || type === 'request.size.invalid')
     return errors.invalidJson('The request body was incomplete.');
+  // zlib's own error (an errno and a code such as Z_DATA_ERROR), passed on with status 400: a
+  // body that does not decode as its Content-Encoding says.
+  const { status, errno } = (error ?? {}) as { status?: unknown; errno?: unknown };
+  if (status === 400 && typeof errno === 'number')
+    return errors.invalidJson('The request body does not decode as its Content-Encoding says.');
   return null;
 }
 

@@ -40,7 +40,7 @@ export function introduction(): string {
     [
       '- All paths begin with `/api/v1` (the version is part of the path).',
       '- Authenticate every request with the `X-Service-API-Key` header, except `GET /health`, `GET /ready`, `GET /metrics` (which takes the operator’s token when one is configured), this document and the docs page.',
-      '- Request bodies are JSON objects sent with `Content-Type: application/json` (else 415), at most 100 KiB (else 413). Strings are trimmed; an empty string for a required field is `required`.',
+      '- Request bodies are JSON objects sent with `Content-Type: application/json` (else 415), at most 100 KiB (else 413). A body may be compressed with `Content-Encoding` `gzip`, `deflate`, `br` or `zstd`: the limit applies to the decoded body, another encoding is 415, and a body that does not decode is 400 `invalid_json`. Strings are trimmed; an empty string for a required field is `required`.',
       '- Every resource has `id`, `object` (its name in snake case), `created_at` and `updated_at` (ISO 8601 UTC with milliseconds, e.g. `2026-11-21T10:00:00.000Z`).',
       '- Money (`amount` and the like) is a JSON number with at most 2 decimal places, greater than 0 and at most 999999999999.99, returned as a number (`100.5`, not `"100.50"`). Dates are `YYYY-MM-DD` real calendar dates, returned exactly as sent.',
       '- Create answers 201 with a `Location` header, update 200, delete 200 with `{"id": N, "object": "donor", "deleted": true}`. PATCH takes any subset of the writable fields and validates the merged record as a create would.',

@@ -33,7 +33,7 @@ async function post(path: string, body: Buffer, encoding: string) {
   const text = await response.text();
   return {
     status: response.status,
-    body: JSON.parse(text) as Record<string, any>,
+    body: JSON.parse(text) as { error: Record<string, unknown> } & Record<string, unknown>,
     headers: response.headers,
   };
 }

@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { sql, type DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
@@ -37,15 +37,30 @@ export interface AppDeps {
 
 const BODY_LIMIT = '100kb';
 
-/** POST and PATCH carry a JSON object; anything else is refused before it is parsed. */
+/** Whether the request carries any bytes of body (an empty one, `Content-Length: 0`, does not). */
+const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/**
+ * POST and PATCH carry a JSON object. One rule for a missing body, whatever the route and the
+ * headers: 400 `invalid_json` (an empty object `{}` is a body). A body of another type is 415.
+ */
 const jsonBody: RequestHandler[] = [
   (req, _res, next) => {
-    if ((req.method === 'POST' || req.method === 'PATCH') && !req.is('application/json')) {
-      throw errors.unsupportedMediaType();
-    }
+    if (!hasBody(req)) throw errors.emptyBody();
+    if (!req.is('application/json')) throw errors.unsupportedMediaType();
     next();
   },
-  express.json({ limit: BODY_LIMIT, strict: false, type: 'application/json' }),
+  express.json({
+    limit: BODY_LIMIT,
+    strict: false,
+    type: 'application/json',
+    // A chunked body can still turn out empty.
+    verify: (_req, _res, raw) => {
+      if (raw.length === 0) throw errors.emptyBody();
+    },
+  }),
 ];
 
 /** Names the route pattern a request matched, for metrics. */

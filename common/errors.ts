@@ -58,6 +58,9 @@ const invalid = (status: number, code: string, message: string, param?: string) 
 export const errors = {
   invalidJson: (message = 'The request body must be a JSON object.') =>
     invalid(400, 'invalid_json', message),
+  /** A POST or PATCH with no body at all, whatever its headers. */
+  emptyBody: () =>
+    invalid(400, 'invalid_json', 'This request needs a JSON object as its body ({} at the least).'),
   invalidParameter: (param: string, message: string) =>
     invalid(400, 'invalid_parameter', message, param),
   parameterMissing: (param: string) =>

@@ -45,14 +45,17 @@ describe('GET /api/v1/openapi.json', () => {
     expect(response.status).toBe(200);
   });
 
-  test('other methods on its path are still behind the API key', async () => {
-    const response = await service.call<{ error: { code: string } }>(
-      'POST',
-      '/api/v1/openapi.json',
-      { key: null, body: {} },
-    );
-    expect(response.status).toBe(401);
-    expect(response.body.error.code).toBe('missing_api_key');
+  test('other methods on its path are 405 with Allow: GET, key or no key', async () => {
+    for (const key of [null, undefined]) {
+      const response = await service.call<{ error: { code: string } }>(
+        'POST',
+        '/api/v1/openapi.json',
+        { key, body: {} },
+      );
+      expect(response.status).toBe(405);
+      expect(response.headers.get('Allow')).toBe('GET');
+      expect(response.body.error.code).toBe('method_not_allowed');
+    }
   });
 
   test('equals openapi.json at the repository root (run `npm run openapi` after a change)', async () => {

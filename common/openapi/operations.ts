@@ -175,7 +175,12 @@ function writeOperation(
     parameters,
     requestBody: {
       required: true,
-      content: { 'application/json': { schema: schemaRef(body) } },
+      content: {
+        'application/json': {
+          schema: schemaRef(body),
+          example: create ? resource.text.examples.create : resource.text.examples.update,
+        },
+      },
     },
     responses: {
       [create ? '201' : '200']: success(

@@ -105,6 +105,7 @@ export const idPathParameter = (label: string): JsonSchema => ({
   required: true,
   description: `The ${label}'s id. An id of another institution is as absent as a missing one (404).`,
   schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+  example: 1,
 });
 
 function filterSchema(list: ListDoc, name: string, filter: FilterSpec): JsonSchema {
@@ -137,7 +138,7 @@ function filterDescription(
     text: 'Case-insensitive “contains”, taken literally (no wildcards); trimmed, 1 to 200 characters.',
   }[kind ?? 'id'];
   const pinning = required
-    ? 'Required on the first request (else 400 `parameter_missing`) and pinned into the cursor: later pages send the cursor alone, and a different value beside a cursor is 400 `invalid_cursor`.'
+    ? 'Required (else 400 `parameter_missing`) and pinned into the cursor: later pages may send it again with the same value (a different one is 400 `invalid_cursor`).'
     : 'First request only: pinned into the cursor.';
   return [note, general, pinning].filter(Boolean).join(' ');
 }
@@ -151,8 +152,9 @@ export function filterParameters(list: ListDoc, notes: Record<string, string>): 
   return Object.entries(list.filters).map(([name, filter]) => ({
     name,
     in: 'query',
-    // A required filter is required on the first request only; later pages send the cursor alone.
-    required: false,
+    // A later page may leave a required filter out (the cursor pins it), but sending it again is
+    // always right, so clients are told to send it.
+    required: (list.required ?? []).includes(name),
     description: filterDescription(name, filter, notes[name], (list.required ?? []).includes(name)),
     schema: filterSchema(list, name, filter),
   }));

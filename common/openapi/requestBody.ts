@@ -24,15 +24,21 @@ export interface BodyDoc {
   notes: Record<string, string>;
 }
 
+/** Blank text: what clears a nullable field besides null (validateBody reads it as null). */
+const blank = { type: 'string', pattern: '^\\s*$' };
+
 function fieldSchema(name: string, doc: BodyDoc, create: boolean): JsonSchema {
   const spec = doc.shape[name]!;
   const value = toJsonSchema(spec.schema, 'input', refinementsOf);
   const said = [value.description, doc.notes[name]].filter(Boolean) as string[];
   if (spec.nullable) said.push('`null` or an empty string clears it.');
+  // The default is said in words, not as `default`: generated clients would make a field with a
+  // `default` one they must send.
+  if (create && Object.hasOwn(doc.defaults, name))
+    said.push(`Default: \`${JSON.stringify(doc.defaults[name])}\`.`);
   const { description: _description, ...rest } = value;
-  const schema: JsonSchema = spec.nullable ? { anyOf: [rest, { type: 'null' }] } : rest;
+  const schema: JsonSchema = spec.nullable ? { anyOf: [rest, { type: 'null' }, blank] } : rest;
   if (said.length) schema.description = said.join(' ');
-  if (create && Object.hasOwn(doc.defaults, name)) schema.default = doc.defaults[name];
   return schema;
 }
 

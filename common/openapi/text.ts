@@ -21,6 +21,7 @@ const dryRunRules = rules(
   'Every write accepts the dry-run switch, as the query parameter `dry_run` or the header `Dry-Run`, with the same effect. Values are `true` or `false` in any letter case; any other value, a repeated query parameter, or query and header that disagree is 400 `invalid_parameter`.',
   'A dry run runs exactly the validation of the real call (required and conditionally required fields, allowed values, references to the institution’s records, unknown fields, uniqueness) and fails as the real call would.',
   'It writes nothing, enqueues nothing, fires no event and never touches the idempotency store: the same `Idempotency-Key` can then be used on the real call.',
+  'So a dry run predicts the real call as the first use of its `Idempotency-Key`. What it does not predict is what a key already used would change: a replay of the stored response (`Idempotent-Replayed: true`), 409 `idempotency_key_in_flight` or 422 `idempotency_key_request_mismatch`.',
   'On success it answers with the real status code and the body the real call would return, except that a create returns `id` 0 and no `Location`; `created_at` and `updated_at` hold the time of the dry run. Update and delete dry runs return the body the real call would.',
 );
 
@@ -40,7 +41,7 @@ export function introduction(): string {
     [
       '- All paths begin with `/api/v1` (the version is part of the path).',
       '- Authenticate every request with the `X-Service-API-Key` header, except `GET /health`, `GET /ready`, `GET /metrics` (which takes the operator’s token when one is configured), this document and the docs page.',
-      '- Request bodies are JSON objects sent with `Content-Type: application/json` (else 415), at most 100 KiB (else 413). A body may be compressed with `Content-Encoding` `gzip`, `deflate`, `br` or `zstd`: the limit applies to the decoded body, another encoding is 415, and a body that does not decode is 400 `invalid_json`. Strings are trimmed; an empty string for a required field is `required`.',
+      '- Request bodies are JSON objects sent with `Content-Type: application/json` (else 415), at most 100 KiB (else 413). A POST or PATCH without a body is 400 `invalid_json`, whatever its headers (`{}` is a body). A body may be compressed with `Content-Encoding` `gzip`, `deflate`, `br` or `zstd`: the limit applies to the decoded body, another encoding is 415, and a body that does not decode is 400 `invalid_json`. Strings are trimmed; an empty string for a required field is `required`.',
       '- Every resource has `id`, `object` (its name in snake case), `created_at` and `updated_at` (ISO 8601 UTC with milliseconds, e.g. `2026-11-21T10:00:00.000Z`).',
       '- Money (`amount` and the like) is a JSON number with at most 2 decimal places, greater than 0 and at most 999999999999.99, returned as a number (`100.5`, not `"100.50"`). Dates are `YYYY-MM-DD` real calendar dates, returned exactly as sent.',
       '- Create answers 201 with a `Location` header, update 200, delete 200 with `{"id": N, "object": "donor", "deleted": true}`. PATCH takes any subset of the writable fields and validates the merged record as a create would.',

@@ -52,6 +52,11 @@ export interface ResourceText extends ListText {
   /** 409 codes particular to the resource, by operation. */
   conflicts?: { update?: ConflictCode[]; delete?: ConflictCode[] };
   deleteNote?: string;
+  /**
+   * A realistic body for each write, shown on the docs page: each succeeds as sent (dry run or
+   * real) in an institution whose records with id 1 exist (as in `npm run demo`).
+   */
+  examples: { create: JsonObject; update: JsonObject };
 }
 
 /**

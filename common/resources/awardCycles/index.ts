@@ -34,5 +34,9 @@ export const awardCycles: ResourceDescriptor = {
     ].join('\n\n'),
     conflicts: { update: ['invalid_state_transition', 'resource_archived'] },
     filterNotes: { q: 'The name contains this text.' },
+    examples: {
+      create: { name: '2027–28 awards', starts_on: '2027-01-15', ends_on: '2027-06-30' },
+      update: { name: '2027–28 awards (extended)' },
+    },
   },
 };

@@ -31,5 +31,9 @@ export const awards: ResourceDescriptor = {
     ].join('\n\n'),
     conflicts: { update: ['invalid_state_transition', 'resource_archived'] },
     filterNotes: {},
+    examples: {
+      create: { award_cycle_id: 1, scholarship_id: 1, student_id: 1, amount: 5000 },
+      update: { amount: 4500 },
+    },
   },
 };

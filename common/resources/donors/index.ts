@@ -51,5 +51,22 @@ export const donors: ResourceDescriptor = {
       assigned_user_id: 'Donors assigned to this user.',
       tag_id: 'Donors that carry this tag.',
     },
+    examples: {
+      create: {
+        role: 'Individual',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada.lovelace@example.org',
+        phone: '+44 20 7946 0000',
+        address: {
+          line1: '12 St James Square',
+          city: 'London',
+          postal_code: 'SW1Y 4JH',
+          country: 'GB',
+        },
+        gives_anonymously: false,
+      },
+      update: { phone: '+44 20 7946 0001', gives_anonymously: true },
+    },
   },
 };

@@ -37,5 +37,15 @@ export const funds: ResourceDescriptor = {
       'A `closed` fund takes no new gifts or scholarships.',
     ].join('\n\n'),
     filterNotes: { q: 'The name or code contains this text.' },
+    examples: {
+      create: {
+        name: 'Engineering Scholarships',
+        code: 'ENG-SCH',
+        description: 'Need-based scholarships for engineering students.',
+        restriction: 'temporarily_restricted',
+        award_limit: 50000,
+      },
+      update: { description: 'Need-based scholarships for engineering and computing students.' },
+    },
   },
 };

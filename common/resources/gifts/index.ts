@@ -33,5 +33,16 @@ export const gifts: ResourceDescriptor = {
       gift_date_from: 'Gifts on or after this date.',
       gift_date_to: 'Gifts on or before this date.',
     },
+    examples: {
+      create: {
+        donor_id: 1,
+        amount: 250,
+        subject: 'Annual fund 2026',
+        gift_date: '2026-11-24',
+        type: 'credit_card',
+        fund_id: 1,
+      },
+      update: { subject: 'Annual fund 2026, in memory of a classmate' },
+    },
   },
 };

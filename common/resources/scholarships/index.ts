@@ -73,5 +73,13 @@ export const scholarships: ResourceDescriptor = {
       'Moving a scholarship to another fund moves what its live awards commit: 422 `insufficient_fund_balance` on `fund_id` when the new fund’s `award_limit` cannot take it.',
     ].join('\n\n'),
     filterNotes: { q: 'The name contains this text.' },
+    examples: {
+      create: {
+        name: 'Lovelace Prize in Mathematics',
+        fund_id: 1,
+        description: 'For a second-year student with the best results in analysis.',
+      },
+      update: { description: 'For a second-year student with the best results in algebra.' },
+    },
   },
 };

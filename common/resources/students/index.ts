@@ -20,5 +20,14 @@ export const students: ResourceDescriptor = {
     notes: { student_number: 'Unique per institution (422 `already_in_use`).' },
     rules: '`student_number` is unique per institution.',
     filterNotes: { q: 'The full name, student number or email contains this text.' },
+    examples: {
+      create: {
+        student_number: 'S-2027-0042',
+        first_name: 'Katherine',
+        last_name: 'Johnson',
+        email: 'k.johnson@students.example.edu',
+      },
+      update: { email: 'katherine.johnson@students.example.edu' },
+    },
   },
 };

@@ -27,5 +27,9 @@ export const tags: ResourceDescriptor = {
     ].join('\n\n'),
     deleteNote: 'Takes the tag off every donor that carries it; the donors stay.',
     filterNotes: { q: 'The name contains this text.' },
+    examples: {
+      create: { name: 'Reunion 2026', color: '#1F6FEB' },
+      update: { color: '#D29922' },
+    },
   },
 };

@@ -23,5 +23,14 @@ export const users: ResourceDescriptor = {
     },
     rules: 'Staff who are assigned donors. `email` is unique per institution, case-insensitively.',
     filterNotes: { q: 'The name or email contains this text.' },
+    examples: {
+      create: {
+        email: 'grace.hopper@example.org',
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        role: 'gift_officer',
+      },
+      update: { role: 'admin' },
+    },
   },
 };

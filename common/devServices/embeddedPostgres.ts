@@ -233,7 +233,7 @@ async function initdb(bins: Binaries, dataDir: string, user: RunAs | null): Prom
       env: { ...process.env, LC_ALL: 'C' },
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     },
-    false,
+    null,
   );
   const code = await proc.exited;
   if (code !== 0) {
@@ -286,6 +286,8 @@ export async function startEmbeddedPostgres(options: {
       env: { ...process.env, LC_ALL: 'C' },
       ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     },
+    // SIGINT: the fast shutdown (ends the sessions, then a checkpoint).
+    { signal: 'SIGINT', removeOnCrash: options.temporary ? [dataDir] : [] },
   );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await waitUntil(
@@ -313,7 +315,6 @@ export async function startEmbeddedPostgres(options: {
     runAs,
     stop() {
       stopped ??= (async () => {
-        // SIGINT: the fast shutdown (ends the sessions, then a checkpoint).
         await stopProcess(proc, 'SIGINT', 15_000);
         if (options.temporary) await fs.rm(dataDir, { recursive: true, force: true });
       })();

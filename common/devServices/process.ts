@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A local service could not be started; the message says what to do instead. */
 export class ServiceError extends Error {}
@@ -18,6 +20,8 @@ export async function freePort(): Promise<number> {
 
 export interface Supervised {
   child: ChildProcess;
+  /** Tells the reaper that the server was stopped as it should be. */
+  release(): void;
   /** The last lines it printed (stdout and stderr), for an error message. */
   output: string[];
   exited: Promise<number | null>;
@@ -31,7 +35,7 @@ export function supervise(
   command: string,
   args: string[],
   options: SpawnOptions,
-  server = true,
+  server: { signal: NodeJS.Signals; removeOnCrash: string[] } | null,
 ): Supervised {
   const child = spawn(command, args, {
     ...options,
@@ -52,13 +56,34 @@ export function supervise(
     });
     child.once('exit', (code) => resolve(code));
   });
+  let release = () => {};
   if (server) {
     // A server must not keep this process alive on its own: stop() ends it.
     child.unref();
-    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+    unref(child.stdout);
+    unref(child.stderr);
+    if (child.pid) release = reaper(child.pid, server.signal, server.removeOnCrash);
   }
-  return { child, output, exited };
+  return { child, output, exited, release };
+}
+
+const unref = (stream: unknown) => (stream as { unref?: () => void } | null)?.unref?.();
+
+/**
+ * A watchdog process (reaper.js) that stops the server and removes `dirs` if this process dies
+ * without stopping it; the function returned tells it that all went well.
+ */
+function reaper(pid: number, signal: NodeJS.Signals, dirs: string[]): () => void {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'reaper.js');
+  const child = spawn(process.execPath, [script, String(pid), signal, ...dirs], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  child.on('error', () => undefined);
+  child.stdin?.on('error', () => undefined);
+  child.unref();
+  unref(child.stdin);
+  return () => child.stdin?.end('done\n');
 }
 
 /** Sends `signal`, then SIGKILL if it has not exited within `graceMs`. */
@@ -67,6 +92,7 @@ export async function stopProcess(
   signal: NodeJS.Signals,
   graceMs = 10_000,
 ): Promise<void> {
+  proc.release();
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   proc.child.kill(signal);
   let timer: NodeJS.Timeout | undefined;

@@ -73,6 +73,7 @@ export async function startRedisServer(executable: string): Promise<SpawnedRedis
       'noeviction',
     ],
     { cwd: dir },
+    { signal: 'SIGTERM', removeOnCrash: [dir] },
   );
   try {
     await waitUntil('redis-server', proc, () => ping(port), 15_000);

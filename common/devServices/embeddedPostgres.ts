@@ -207,7 +207,8 @@ async function stopLeftover(dataDir: string): Promise<void> {
 }
 
 async function initdb(bins: Binaries, dataDir: string, user: RunAs | null): Promise<void> {
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
+  await fs.mkdir(dataDir, { mode: 0o700 });
   if (user) await fs.chown(dataDir, user.uid, user.gid);
   const args = [
     `--pgdata=${dataDir}`,

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,7 +75,12 @@ const unref = (stream: unknown) => (stream as { unref?: () => void } | null)?.un
  * without stopping it; the function returned tells it that all went well.
  */
 function reaper(pid: number, signal: NodeJS.Signals, dirs: string[]): () => void {
-  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'reaper.js');
+  // Next to this module in dist/; from the TypeScript sources (tests), the compiled one.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const script =
+    [path.join(here, 'reaper.js'), path.join(here, '../../dist/common/devServices/reaper.js')].find(
+      existsSync,
+    ) ?? path.join(here, 'reaper.js');
   const child = spawn(process.execPath, [script, String(pid), signal, ...dirs], {
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],

@@ -1,21 +1,27 @@
 /**
  * `npm run demo` as a newcomer meets it: the compiled demo (dist/cli/demo.js, built by `npm test`)
- * runs on a database of this test's own, prints an API key and three curl commands, and those
- * commands work exactly as printed. SIGTERM stops it.
+ * runs on a database of this test's own (DATABASE_URL and REDIS_URL given, as an operator runs
+ * it), prints an API key and three curl commands, and those commands work exactly as printed.
+ * SIGTERM stops it; the next run keeps its data, `--fresh` starts over. demo.local.test.ts runs
+ * it with nothing set, on the embedded PostgreSQL and a redis-server of its own.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { createRedis } from '../common/redis.js';
-import { killProcess, spawnEntry, type ServiceProcess } from './helpers/processes.js';
+import {
+  execute,
+  hasCurl,
+  parseCurl,
+  printed,
+  spawnDemo,
+  startDemo as startDemoWith,
+} from './helpers/demo.js';
+import { killProcess, type ServiceProcess } from './helpers/processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
-const hasCurl = !spawnSync('curl', ['--version']).error;
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -42,21 +48,7 @@ const demoEnv = (name = database): Record<string, string> => ({
   PORT: '0',
 });
 
-/** Starts the demo and waits for its last line; everything it printed is in `stdout`. */
-async function startDemo(name = database): Promise<ServiceProcess> {
-  const demo = spawnEntry('cli/demo.js', demoEnv(name));
-  const deadline = Date.now() + 30_000;
-  while (!demo.stdout.some((line) => line.startsWith('Stop with'))) {
-    if (Date.now() > deadline || demo.child.exitCode !== null) {
-      demo.child.kill('SIGKILL');
-      throw new Error(
-        `the demo did not get ready. stdout:\n${demo.stdout.join('\n')}\nstderr:\n${demo.stderr.join('\n')}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return demo;
-}
+const startDemo = (name = database, args: string[] = []) => startDemoWith(demoEnv(name), args);
 
 async function query<T extends pg.QueryResultRow>(
   name: string,
@@ -75,115 +67,6 @@ async function query<T extends pg.QueryResultRow>(
 const dropDatabase = (name: string) =>
   query('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
 
-/** Splits a shell command line: words, 'single quoted' parts (with '\'' for a quote), \x. */
-function shellWords(command: string): string[] {
-  const words: string[] = [];
-  let word: string | null = null;
-  for (let i = 0; i < command.length; i += 1) {
-    const char = command[i]!;
-    if (char === "'") {
-      const end = command.indexOf("'", i + 1);
-      if (end === -1) throw new Error(`unterminated quote in: ${command}`);
-      word = (word ?? '') + command.slice(i + 1, end);
-      i = end;
-    } else if (char === '\\') {
-      word = (word ?? '') + (command[i + 1] ?? '');
-      i += 1;
-    } else if (char === ' ') {
-      if (word !== null) words.push(word);
-      word = null;
-    } else {
-      word = (word ?? '') + char;
-    }
-  }
-  if (word !== null) words.push(word);
-  return words;
-}
-
-interface CurlRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-  include: boolean;
-}
-
-function parseCurl(command: string): CurlRequest {
-  const [program, ...args] = shellWords(command);
-  expect(program).toBe('curl');
-  const request: CurlRequest = {
-    method: 'GET',
-    url: '',
-    headers: {},
-    body: undefined,
-    include: false,
-  };
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i]!;
-    if (arg === '-X') request.method = args[++i]!;
-    else if (arg === '-H') {
-      const header = args[++i]!;
-      const colon = header.indexOf(':');
-      request.headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
-    } else if (arg === '-d') request.body = args[++i]!;
-    else if (arg === '-i') request.include = true;
-    else if (arg === '-sS') continue;
-    else if (arg.startsWith('-')) throw new Error(`unexpected curl option ${arg} in: ${command}`);
-    else request.url = arg;
-  }
-  if (request.body !== undefined && request.method === 'GET') request.method = 'POST';
-  return request;
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
-/** Runs a printed command: with curl in a shell when there is one, else the same call by fetch. */
-async function execute(command: string): Promise<Answer> {
-  const request = parseCurl(command);
-  if (!hasCurl) {
-    const response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-    });
-    return {
-      status: response.status,
-      headers: Object.fromEntries(response.headers),
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  }
-  // curl prints the status line and headers only with -i; add -w for the status otherwise.
-  const { stdout } = await run('sh', [
-    '-c',
-    request.include ? command : `${command} -w '\\n%{http_code}'`,
-  ]);
-  if (request.include) {
-    const [head, ...rest] = stdout.split('\r\n\r\n');
-    const [statusLine, ...headerLines] = head!.split('\r\n');
-    const headers = Object.fromEntries(
-      headerLines.map((line) => [
-        line.slice(0, line.indexOf(':')).toLowerCase(),
-        line.slice(line.indexOf(':') + 1).trim(),
-      ]),
-    );
-    return {
-      status: Number(statusLine!.split(' ')[1]),
-      headers,
-      body: JSON.parse(rest.join('\r\n\r\n')) as Record<string, unknown>,
-    };
-  }
-  const newline = stdout.lastIndexOf('\n');
-  return {
-    status: Number(stdout.slice(newline + 1)),
-    headers: {},
-    body: JSON.parse(stdout.slice(0, newline)) as Record<string, unknown>,
-  };
-}
-
 let demo: ServiceProcess;
 let commands: string[];
 let apiKey: string;
@@ -191,9 +74,7 @@ let apiUrl: string;
 
 beforeAll(async () => {
   demo = await startDemo();
-  commands = demo.stdout.filter((line) => line.startsWith('curl '));
-  apiKey = /API key\s+(\S+)/.exec(demo.stdout.join('\n'))?.[1] ?? '';
-  apiUrl = /API\s+(http\S+)\/api\/v1/.exec(demo.stdout.join('\n'))?.[1] ?? '';
+  ({ commands, apiKey, apiUrl } = printed(demo));
 }, 40_000);
 
 afterAll(async () => {
@@ -311,34 +192,66 @@ test('command 3 is a paged list whose next_cursor leads to the next page', async
   expect(Math.max(...nextIds)).toBeLessThan(Math.min(...data.map((row) => row.id)));
 });
 
-test('SIGTERM stops the demo cleanly; the next run replaces only a database the demo made', async () => {
+test('the demo says which PostgreSQL and Redis it uses: the URLs given', () => {
+  const using = demo.stdout.find((line) => line.startsWith('Using '));
+  expect(using).toBe(
+    `Using PostgreSQL: DATABASE_URL ${serverUrl}; Redis: REDIS_URL ${env('TEST_REDIS_URL')}`,
+  );
+});
+
+test('SIGTERM stops the demo cleanly; the next run keeps its data, --fresh starts over, and a database the demo did not make is never dropped', async () => {
   demo.child.kill('SIGTERM');
   expect(await demo.exited).toBe(0);
+  const annualGifts = async () =>
+    (
+      await query<{ n: number }>(
+        database,
+        "SELECT count(*)::int AS n FROM gifts WHERE subject = 'Annual Fund gift'",
+      )
+    )[0]!.n;
+  expect(await annualGifts()).toBe(1);
 
-  // A database the demo did not make is never dropped.
+  // A database the demo did not make is never dropped, not even with --fresh.
   const foreign = `dgs_test_${env('TEST_RUN_ID')}_notdemo_${suffix}`;
   await query('postgres', `CREATE DATABASE ${foreign}`);
   try {
-    const refused = spawnEntry('cli/demo.js', demoEnv(foreign));
-    expect(await refused.exited).toBe(1);
-    expect(refused.stderr.join('\n')).toContain(
-      `Database ${foreign} exists and was not made by the demo`,
-    );
+    for (const args of [[], ['--fresh']]) {
+      const refused = spawnDemo(demoEnv(foreign), args);
+      expect(await refused.exited).toBe(1);
+      expect(refused.stderr.join('\n')).toContain(
+        `Database ${foreign} exists and was not made by the demo`,
+      );
+    }
     expect(await query(foreign, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
   } finally {
     await dropDatabase(foreign);
   }
 
-  // The demo's own database from the run before is dropped and made anew.
+  // The next run keeps what the last one made, with a new API key that works.
   demo = await startDemo();
-  const gifts = await query<{ n: number }>(
-    database,
-    "SELECT count(*)::int AS n FROM gifts WHERE subject = 'Annual Fund gift'",
-  );
-  expect(gifts[0]!.n).toBe(0);
+  expect(demo.stdout.join('\n')).toContain('(kept from the last run; --fresh starts over)');
+  expect(await annualGifts()).toBe(1);
+  const kept = printed(demo);
+  expect(kept.apiKey).not.toBe(apiKey);
+  const replay = await execute(kept.commands[1]!);
+  expect(replay.status).toBe(201);
+  expect(await annualGifts()).toBe(1);
   demo.child.kill('SIGTERM');
   expect(await demo.exited).toBe(0);
-}, 40_000);
+
+  // --fresh: the demo's own database is dropped and made anew.
+  demo = await startDemo(database, ['--fresh']);
+  expect(demo.stdout.join('\n')).not.toContain('kept from the last run');
+  expect(await annualGifts()).toBe(0);
+  demo.child.kill('SIGTERM');
+  expect(await demo.exited).toBe(0);
+}, 60_000);
+
+test('an unknown argument is refused with the usage line', async () => {
+  const refused = spawnDemo(demoEnv(), ['--frsh']);
+  expect(await refused.exited).toBe(1);
+  expect(refused.stderr.join('\n')).toContain('Unknown argument --frsh. Usage: npm run demo');
+});
 
 test('the repository runs the demo with `npm run demo`', () => {
   const packageJson = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {

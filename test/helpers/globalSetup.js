@@ -1,5 +1,6 @@
 // Plain JavaScript: Jest loads global setup outside its TypeScript transform.
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
@@ -11,54 +12,46 @@ const migrationsDir = path.resolve(
 );
 
 /**
- * Where the tests find PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set, otherwise
- * containers started with testcontainers, otherwise a clear message saying how to provide them.
+ * Where the tests find PostgreSQL and Redis: DATABASE_URL / REDIS_URL when set; otherwise an
+ * embedded PostgreSQL in a temporary directory and a private redis-server from the PATH (or
+ * testcontainers when a Docker engine answers), stopped and removed by globalTeardown. The code
+ * is the demo's (common/devServices), compiled by `npm test`'s build step.
  */
 async function resolveServices() {
-  const databaseUrl = process.env.DATABASE_URL;
-  const redisUrl = process.env.REDIS_URL;
-  if (databaseUrl && redisUrl) return { databaseUrl, redisUrl, stop: async () => {} };
+  let devServices;
   try {
-    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const { RedisContainer } = await import('@testcontainers/redis');
-    const [postgres, redis] = await Promise.all([
-      databaseUrl ? null : new PostgreSqlContainer('postgres:16-alpine').start(),
-      redisUrl ? null : new RedisContainer('redis:7-alpine').start(),
-    ]);
-    return {
-      databaseUrl: databaseUrl ?? postgres.getConnectionUri(),
-      redisUrl: redisUrl ?? redis.getConnectionUrl(),
-      stop: async () => {
-        await Promise.all([postgres?.stop(), redis?.stop()]);
-      },
-    };
+    devServices = await import('../../dist/common/devServices/index.js');
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new Error(
-      'The tests need PostgreSQL and Redis. Set DATABASE_URL (a role that may CREATE DATABASE) and ' +
-        'REDIS_URL, e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres ' +
-        `REDIS_URL=redis://127.0.0.1:6379, or run a Docker engine for testcontainers (${reason}).`,
-      { cause: error },
-    );
+    throw new Error('dist/ is missing or stale: run the tests with `npm test` (it builds first).', {
+      cause: error,
+    });
+  }
+  try {
+    return await devServices.startLocalServices({
+      dataDir: path.join(
+        os.tmpdir(),
+        `dgs-test-postgres-${process.pid}-${randomBytes(3).toString('hex')}`,
+      ),
+      temporary: true,
+    });
+  } catch (error) {
+    if (error instanceof devServices.ServiceError) {
+      // One plain line instead of a stack: what to install or set.
+      process.stderr.write(`\n${error.message}\n`);
+    }
+    throw error;
   }
 }
 
-/**
- * Runs once: finds the services and builds one migrated template database; each test file then
- * clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds.
- */
-export default async function globalSetup() {
-  const services = await resolveServices();
-  const runId = randomBytes(4).toString('hex');
-  const template = `dgs_test_${runId}_template`;
-  const admin = new pg.Client({ connectionString: services.databaseUrl });
+async function migratedTemplate(serverUrl, template) {
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${template}`);
   } finally {
     await admin.end();
   }
-  const templateUrl = new URL(services.databaseUrl);
+  const templateUrl = new URL(serverUrl);
   templateUrl.pathname = `/${template}`;
   await runner({
     databaseUrl: templateUrl.toString(),
@@ -67,6 +60,26 @@ export default async function globalSetup() {
     migrationsTable: 'pgmigrations',
     log: () => {},
   });
+}
+
+/**
+ * Runs once: finds the services and builds one migrated template database; each test file then
+ * clones it (CREATE DATABASE ... TEMPLATE), which takes milliseconds.
+ */
+export default async function globalSetup() {
+  const started = Date.now();
+  const services = await resolveServices();
+  process.stdout.write(
+    `\nTests use ${services.summary} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
+  const runId = randomBytes(4).toString('hex');
+  const template = `dgs_test_${runId}_template`;
+  try {
+    await migratedTemplate(services.databaseUrl, template);
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
   process.env.TEST_DATABASE_URL = services.databaseUrl;
   process.env.TEST_REDIS_URL = services.redisUrl;
   process.env.TEST_RUN_ID = runId;

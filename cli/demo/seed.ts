@@ -1,0 +1,243 @@
+/** Fills the demo institution through the API itself, as a client would. */
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { createInstitution, insertApiKey } from '../../common/institutions.js';
+import { seedInstitution } from '../../common/seed/seedInstitution.js';
+import { firstNames, lastNames } from '../../common/seed/vocabulary.js';
+import {
+  currentStatuses,
+  daysAgo,
+  donors,
+  funds,
+  INSTITUTION,
+  scholarships,
+  SEEDED,
+  slug,
+  staff,
+  STUDENTS,
+  type Body,
+} from './data.js';
+import { DemoError } from './errors.js';
+
+type Created = Body & { id: number };
+
+const retryable = new Set([429, 503, 504]);
+const MAX_ATTEMPTS = 20;
+
+class ApiClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly key: string,
+  ) {}
+
+  /**
+   * As a client should: a 429 waits its Retry-After and a 503 or 504 a moment, then the same
+   * request goes again under the same Idempotency-Key, which makes the retry safe.
+   */
+  async send(method: string, path: string, body: Body, idempotencyKey: string): Promise<Created> {
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await fetch(`${this.baseUrl}/api/v1${path}`, {
+        method,
+        headers: {
+          'X-Service-API-Key': this.key,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': idempotencyKey,
+        },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.ok) return JSON.parse(text) as Created;
+      if (!retryable.has(response.status) || attempt === MAX_ATTEMPTS) {
+        throw new DemoError(`${method} ${path} answered ${response.status}: ${text}`);
+      }
+      const waitSeconds = Number(response.headers.get('Retry-After') ?? 1) || 1;
+      await new Promise((resolve) => setTimeout(resolve, waitSeconds * 1000));
+    }
+  }
+
+  create(path: string, body: Body, key: string): Promise<Created> {
+    return this.send('POST', path, body, `demo-${key}`);
+  }
+
+  update(path: string, body: Body, key: string): Promise<Created> {
+    return this.send('PATCH', path, body, `demo-${key}`);
+  }
+}
+
+/** Runs the tasks a few at a time (the worker commits them in parallel), keeping their order. */
+async function inBatches<T, R>(items: readonly T[], run: (item: T, index: number) => Promise<R>) {
+  const results: R[] = [];
+  const size = 8;
+  for (let from = 0; from < items.length; from += size) {
+    const batch = items.slice(from, from + size);
+    results.push(...(await Promise.all(batch.map((item, i) => run(item, from + i)))));
+  }
+  return results;
+}
+
+async function fillInstitution(client: ApiClient): Promise<{ donorId: number; fundId: number }> {
+  const users = await inBatches(staff, (user, i) =>
+    client.create(
+      '/users',
+      {
+        ...user,
+        email: `${slug(user.first_name)}.${slug(user.last_name)}@northbridge.example.edu`,
+      },
+      `user-${i}`,
+    ),
+  );
+  const fundRows = await inBatches(funds, (fund, i) => client.create('/funds', fund, `fund-${i}`));
+  const fundId = new Map(fundRows.map((fund) => [String(fund.code), fund.id]));
+
+  const donorRows = await inBatches(donors, (donor, i) =>
+    client.create(
+      '/donors',
+      { ...donor.body, assigned_user_id: users[donor.officer]!.id },
+      `donor-${i}`,
+    ),
+  );
+  const gifts = donors.flatMap((donor, d) =>
+    donor.gifts.map(([amount, ago, fund, type], g) => ({
+      key: `gift-${d}-${g}`,
+      body: {
+        donor_id: donorRows[d]!.id,
+        amount,
+        subject: `${funds.find((f) => f.code === fund)!.name} gift`,
+        gift_date: daysAgo(ago),
+        type,
+        fund_id: fundId.get(fund),
+        ...(type === 'check' ? { check_number: String(1040 + d * 10 + g) } : {}),
+      },
+    })),
+  );
+  await inBatches(gifts, (gift) => client.create('/gifts', gift.body, gift.key));
+
+  // Award cycles are academic years, August to May: last year's and this year's.
+  const now = new Date();
+  const thisYear = now.getUTCMonth() >= 7 ? now.getUTCFullYear() : now.getUTCFullYear() - 1;
+  const cycles = await inBatches([thisYear - 1, thisYear], (year, i) =>
+    client.create(
+      '/award-cycles',
+      {
+        name: `${year}–${String(year + 1).slice(2)} Academic Year`,
+        starts_on: `${year}-08-01`,
+        ends_on: `${year + 1}-05-31`,
+        status: 'open',
+      },
+      `cycle-${i}`,
+    ),
+  );
+  const scholarshipRows = await inBatches(scholarships, (scholarship, i) =>
+    client.create(
+      '/scholarships',
+      {
+        name: scholarship.name,
+        fund_id: fundId.get(scholarship.fund),
+        description: `Awarded each academic year from the ${funds.find((f) => f.code === scholarship.fund)!.name}.`,
+      },
+      `scholarship-${i}`,
+    ),
+  );
+  const students = await inBatches(
+    Array.from({ length: STUDENTS }, (_, i) => i),
+    (i) => {
+      const first = firstNames[(i * 7) % firstNames.length]!;
+      const last = lastNames[(i * 11 + 3) % lastNames.length]!;
+      return client.create(
+        '/students',
+        {
+          student_number: `S-${24101 + i}`,
+          first_name: first,
+          last_name: last,
+          email: i % 5 === 4 ? null : `${slug(first)}.${slug(last)}${i}@students.northbridge.edu`,
+        },
+        `student-${i}`,
+      );
+    },
+  );
+
+  // Last year: 12 awards, all paid out; then that cycle closes. This year: 30 awards in every status.
+  const awards = [
+    ...Array.from({ length: 12 }, (_, i) => ({
+      cycle: 0,
+      student: i,
+      statuses: ['accepted', 'disbursed'],
+    })),
+    ...Array.from({ length: 30 }, (_, i) => {
+      const end = currentStatuses[i % currentStatuses.length]!;
+      const statuses =
+        end === 'offered' ? [] : end === 'disbursed' ? ['accepted', 'disbursed'] : [end];
+      return { cycle: 1, student: 10 + i, statuses };
+    }),
+  ];
+  await inBatches(awards, async (award, i) => {
+    const scholarship = scholarships[i % scholarships.length]!;
+    const created = await client.create(
+      '/awards',
+      {
+        award_cycle_id: cycles[award.cycle]!.id,
+        scholarship_id: scholarshipRows[i % scholarships.length]!.id,
+        student_id: students[award.student % STUDENTS]!.id,
+        amount: scholarship.amount,
+      },
+      `award-${i}`,
+    );
+    for (const status of award.statuses) {
+      await client.update(`/awards/${created.id}`, { status }, `award-${i}-${status}`);
+    }
+  });
+  await client.update(`/award-cycles/${cycles[0]!.id}`, { status: 'closed' }, 'cycle-0-closed');
+
+  return { donorId: donorRows[0]!.id, fundId: fundId.get('ANNUAL')! };
+}
+
+/** The demo institution, its API key, and the donor and fund the printed gift command uses. */
+export interface DemoInstitution {
+  institutionId: number;
+  key: string;
+  donorId: number;
+  fundId: number;
+}
+
+/**
+ * Creates the institution and fills it through the API at `apiUrl`, so every record passed the
+ * same validation a client's would; then the volume seeder adds a few hundred donors and gifts.
+ */
+export async function createDemoInstitution(
+  pool: DatabasePool,
+  apiUrl: string,
+): Promise<DemoInstitution> {
+  const created = await createInstitution(pool, INSTITUTION, 'USD');
+  const ids = await fillInstitution(new ApiClient(apiUrl, created.apiKey.key));
+  await seedInstitution(pool, { institutionId: created.institution.id, ...SEEDED });
+  return { institutionId: created.institution.id, key: created.apiKey.key, ...ids };
+}
+
+const idRow = z.object({ id: z.number() });
+
+/**
+ * The institution of a demo database kept from an earlier run, with a new API key (keys are
+ * stored only as digests, so the earlier one cannot be printed again; it stays valid).
+ */
+export async function reopenDemoInstitution(pool: DatabasePool): Promise<DemoInstitution> {
+  const startOver = 'start over with `npm run demo -- --fresh`';
+  const institutionId = await pool.maybeOneFirst(sql.type(idRow)`
+    SELECT id FROM institutions WHERE name = ${INSTITUTION} ORDER BY id LIMIT 1`);
+  if (institutionId === null) {
+    throw new DemoError(
+      `The kept demo database has no institution "${INSTITUTION}": ${startOver}.`,
+    );
+  }
+  // The named donor and fund of the printed gift command, or any when the user removed them.
+  const donorId = await pool.maybeOneFirst(sql.type(idRow)`
+    SELECT id FROM donors WHERE institution_id = ${institutionId}
+    ORDER BY (email = 'margaret.chen@example.org') IS TRUE DESC, id LIMIT 1`);
+  const fundId = await pool.maybeOneFirst(sql.type(idRow)`
+    SELECT id FROM funds WHERE institution_id = ${institutionId} AND status = 'active'
+    ORDER BY (code = 'ANNUAL') DESC, id LIMIT 1`);
+  if (donorId === null || fundId === null) {
+    throw new DemoError(`The kept demo institution has no donor or no open fund: ${startOver}.`);
+  }
+  const apiKey = await pool.transaction((db) => insertApiKey(db, institutionId));
+  return { institutionId, key: apiKey.key, donorId, fundId };
+}

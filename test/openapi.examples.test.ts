@@ -1,0 +1,189 @@
+// The document's request bodies: every write's example succeeds as sent (as a dry run), and
+// what the document says clears a field (null or blank text) is what the service accepts.
+import ajv2020 from 'ajv/dist/2020.js';
+import { sql } from 'slonik';
+import { routeTable } from '../api/routes.js';
+import { buildOpenApiDocument, pathTemplate } from '../common/openapi/document.js';
+import { resources } from '../common/resources/index.js';
+import { startTestService, type TestService } from './helpers/harness.js';
+import { created } from './helpers/responses.js';
+
+type Json = Record<string, unknown>;
+const document = buildOpenApiDocument(routeTable());
+const Ajv2020 = ajv2020.default;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema({ ...document, $id: 'doc' });
+const bodySchema = (name: string) => ajv.compile({ $ref: `doc#/components/schemas/${name}` });
+
+let service: TestService;
+
+/** Records with id 1 of every kind, as the examples assume (ids start at 1 in a new database). */
+beforeAll(async () => {
+  service = await startTestService();
+  const post = (path: string, body: Json) =>
+    created<{ id: number }>(service.call('POST', path, { body }));
+  await post('/api/v1/users', {
+    email: 'officer@example.org',
+    first_name: 'Olive',
+    last_name: 'Officer',
+  });
+  await post('/api/v1/donors', {
+    role: 'Household',
+    last_name: 'Example',
+    email: 'home@example.org',
+  });
+  await post('/api/v1/funds', { name: 'General fund', code: 'GENERAL', award_limit: 100000 });
+  await post('/api/v1/gifts', {
+    donor_id: 1,
+    amount: 10,
+    subject: 'First gift',
+    gift_date: '2026-01-01',
+  });
+  await post('/api/v1/award-cycles', {
+    name: 'Current awards',
+    starts_on: '2026-01-01',
+    ends_on: '2026-12-31',
+    status: 'open',
+  });
+  await post('/api/v1/students', { student_number: 'S-1', first_name: 'Sam', last_name: 'One' });
+  await post('/api/v1/students', { student_number: 'S-2', first_name: 'Sue', last_name: 'Two' });
+  await post('/api/v1/scholarships', { name: 'General scholarship', fund_id: 1 });
+  await post('/api/v1/awards', {
+    award_cycle_id: 1,
+    scholarship_id: 1,
+    student_id: 2,
+    amount: 5000,
+  });
+  await post('/api/v1/tags', { name: 'First tag' });
+  const ids = await service.db.anyFirst(sql.unsafe`
+    SELECT min(id) FROM (SELECT id FROM users UNION ALL SELECT id FROM donors UNION ALL SELECT id FROM funds
+      UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
+      UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags) t`);
+  expect(ids).toEqual([1]);
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const writes = Object.entries(document.paths).flatMap(([template, item]) =>
+  Object.entries(item)
+    .filter(
+      ([method, operation]) =>
+        ['post', 'patch'].includes(method) && (operation as Json).requestBody,
+    )
+    .map(([method, operation]) => {
+      const content = ((operation as Json).requestBody as Json).content as Record<string, Json>;
+      const media = content['application/json']!;
+      return {
+        method: method.toUpperCase(),
+        template,
+        example: media.example as Json,
+        ref: (media.schema as Json).$ref as string,
+      };
+    }),
+);
+
+test('every write operation has a request-body example', () => {
+  expect(writes.length).toBe(resources.length * 2);
+  for (const write of writes) expect(write.example).toEqual(expect.any(Object));
+});
+
+test.each(writes)(
+  '$method $template: its example fits its schema and succeeds as a dry run',
+  async (write) => {
+    const validate = bodySchema(write.ref.split('/').at(-1)!);
+    expect(validate(write.example) ? null : validate.errors).toBeNull();
+    const path = write.template.replace('{id}', '1');
+    const response = await service.call(write.method, `${path}?dry_run=true`, {
+      body: write.example,
+    });
+    expect({ status: response.status, body: response.status < 300 ? null : response.body }).toEqual(
+      {
+        status: write.method === 'POST' ? 201 : 200,
+        body: null,
+      },
+    );
+  },
+);
+
+test('report filters the first request must send are required parameters', () => {
+  const awarded = document.paths[pathTemplate('/scholarships/awarded-students')]!.get as Json;
+  const cycle = (awarded.parameters as Json[]).find(
+    (parameter) => parameter.name === 'award_cycle_id',
+  )!;
+  expect(cycle.required).toBe(true);
+});
+
+test('request bodies carry no `default` (said in words instead), so no client must send a defaulted field', () => {
+  const bodies = Object.entries(document.components.schemas).filter(([name]) =>
+    /(Create|Update)$/.test(name),
+  );
+  for (const [, schema] of bodies) expect(JSON.stringify(schema)).not.toContain('"default"');
+  const giftType = (document.components.schemas.GiftCreate!.properties as Record<string, Json>)
+    .type!;
+  expect(giftType.description).toContain('Default: `"cash"`');
+});
+
+const nullableFields = resources.flatMap((resource) =>
+  Object.entries(resource.shape)
+    .filter(([, field]) => field.nullable)
+    .map(([field]) => ({ component: `${resource.text.component}Update`, field })),
+);
+
+test.each(nullableFields)(
+  '$component.$field: the schema takes null and blank text, as the service does',
+  ({ component, field }) => {
+    const validate = bodySchema(component);
+    expect(validate({ [field]: null })).toBe(true);
+    expect(validate({ [field]: '' })).toBe(true);
+    expect(validate({ [field]: '  ' })).toBe(true);
+  },
+);
+
+test.each([
+  [
+    '/api/v1/donors',
+    'assigned_user_id',
+    {
+      role: 'Individual',
+      first_name: 'A',
+      last_name: 'B',
+      email: 'clear1@example.org',
+      assigned_user_id: 1,
+    },
+  ],
+  [
+    '/api/v1/donors',
+    'address',
+    {
+      role: 'Individual',
+      first_name: 'A',
+      last_name: 'B',
+      email: 'clear2@example.org',
+      address: { city: 'Leeds' },
+    },
+  ],
+  ['/api/v1/funds', 'award_limit', { name: 'Clearable', code: 'CLEAR', award_limit: 10 }],
+  [
+    '/api/v1/gifts',
+    'fund_id',
+    { donor_id: 1, amount: 5, subject: 'S', gift_date: '2026-02-02', fund_id: 1 },
+  ],
+])(
+  '%s: an empty string clears %s, in the answer and in the database',
+  async (path, field, body) => {
+    const record = await created<{ id: number } & Json>(service.call('POST', path, { body }));
+    expect(record[field]).not.toBeNull();
+    const response = await service.call<Json>('PATCH', `${path}/${record.id}`, {
+      body: { [field]: '' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body[field]).toBeNull();
+    const table = path.split('/').at(-1)!;
+    const stored = await service.db.oneFirst(
+      sql.unsafe`SELECT ${sql.identifier([field])} IS NULL FROM ${sql.identifier([table])} WHERE id = ${record.id}`,
+    );
+    expect(stored).toBe(true);
+  },
+);

@@ -1,6 +1,6 @@
 import { IntegrityConstraintViolationError, sql } from 'slonik';
 import { z } from 'zod';
-import { liveKey } from '../common/auth/apiKeys.js';
+import { liveKey } from '../common/auth/liveKey.js';
 import type { SingleStatementCreate } from '../common/commands/command.js';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { insertWithReceipt, type ReceiptKey } from '../common/idempotency/receipts.js';

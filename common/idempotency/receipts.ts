@@ -5,7 +5,7 @@ import {
   type FragmentSqlToken,
 } from 'slonik';
 import { z } from 'zod';
-import { liveKey } from '../auth/apiKeys.js';
+import { liveKey } from '../auth/liveKey.js';
 import type { SingleStatementCreate } from '../commands/command.js';
 import type { JsonObject } from '../json.js';
 

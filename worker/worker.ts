@@ -3,7 +3,7 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
+import { createRedis, redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { createWorkerMetrics } from '../common/metrics.js';
@@ -23,8 +23,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
+  const redis = createRedis(config.REDIS_URL, 'blocking');
   const processor = createProcessor({
     pool,
+    redis,
+    queuePrefix: config.QUEUE_PREFIX,
     groupCommit: new GroupCommit(pool, (creates) => metrics.createsPerStatement.observe(creates)),
     metrics,
     logger,
@@ -60,6 +63,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     async close() {
       await worker.close();
       await maintenance.close();
+      redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),
       );

@@ -57,12 +57,17 @@ export type LockAttempt =
   | { state: 'in_flight'; holderFingerprint: string }
   | { state: 'done'; fingerprint: string };
 
-/** A Lua script run by EVALSHA, with EVAL when Redis does not have it (yet, or any more). */
+/**
+ * A Lua script run by EVALSHA, with EVAL when Redis does not have it (yet, or any more). The
+ * `#!lua` line (Redis 7) makes Redis refuse, on a cluster, any key the script was not given.
+ */
 class Script {
+  private readonly lua: string;
   private readonly sha: string;
 
-  constructor(private readonly lua: string) {
-    this.sha = createHash('sha1').update(lua).digest('hex');
+  constructor(body: string) {
+    this.lua = `#!lua\n${body}`;
+    this.sha = createHash('sha1').update(this.lua).digest('hex');
   }
 
   async run(redis: Redis, key: string, ...args: (string | number)[]): Promise<unknown> {

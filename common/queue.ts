@@ -16,7 +16,7 @@ export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
 export const FINISHED_RETENTION_SECONDS = 300;
 
 /** Failures are kept a day for inspection. */
-export const writeJobOptions: JobsOptions = {
+const writeJobOptions: JobsOptions = {
   attempts: 1,
   removeOnComplete: { age: FINISHED_RETENTION_SECONDS, count: 50_000 },
   removeOnFail: { age: 24 * 3600 },

@@ -6,6 +6,7 @@ import { WRITE_QUEUE } from '../common/queue.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
+import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
 import { startMaintenance } from './maintenance.js';
 import { GroupCommit } from './groupCommit.js';
@@ -28,7 +29,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     pool,
     redis,
     queuePrefix: config.QUEUE_PREFIX,
-    groupCommit: new GroupCommit(pool, (creates) => metrics.createsPerStatement.observe(creates)),
+    groupCommit: new GroupCommit(
+      (items) => insertWithReceipts(pool, items),
+      (creates) => metrics.createsPerStatement.observe(creates),
+    ),
     metrics,
     logger,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,

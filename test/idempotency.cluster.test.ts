@@ -80,8 +80,8 @@ test('lease, extension, done marker and release run on a cluster', async () => {
   });
   await extendLock(redis, key, token, 60_000);
   expect(await redis.pttl(key)).toBeGreaterThan(2_000);
-  // Another request's settle leaves a lease it does not hold alone.
-  await settleLock(redis, key, other, true, 300);
+  // A refusal of another request leaves a lease it does not hold alone.
+  await settleLock(redis, key, other, false, 300);
   expect(await redis.get(key)).toBe(token);
 
   await settleLock(redis, key, token, true, 300);

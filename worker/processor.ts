@@ -26,6 +26,12 @@ export interface ProcessorDeps {
   idempotencyTtlSeconds: number;
 }
 
+interface LogContext {
+  requestId: string;
+  jobId: string | undefined;
+  command: string;
+}
+
 /** A keyless write's receipt only has to outlive a redelivery of its job. */
 const JOB_RECEIPT_TTL_SECONDS = 3_600;
 
@@ -42,25 +48,23 @@ export function createProcessor(deps: ProcessorDeps) {
    * key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry then
    * gets 409 meanwhile, or a worker that replays the receipt.
    */
-  const settle = async (data: WriteJob, committed: boolean, log: Logger) => {
+  const settle = async (data: WriteJob, committed: boolean, context: LogContext) => {
     if (!data.idempotencyKey) return;
     const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
     const token = newLockToken(data.fingerprint, data.requestId);
     await settleLock(deps.redis, lockKey, token, committed, doneSeconds).catch((error: unknown) =>
-      log.warn({ err: error }, 'idempotency lease not settled'),
+      deps.logger.warn({ ...context, err: error }, 'idempotency lease not settled'),
     );
   };
 
   return async (job: Job<WriteJob, WriteResult>): Promise<WriteResult> => {
     const data = job.data;
-    const log = deps.logger.child({
-      requestId: data.requestId,
-      jobId: job.id,
-      command: data.command,
-    });
+    // Bound into each line rather than a child logger per job, which would cost every job.
+    const context: LogContext = { requestId: data.requestId, jobId: job.id, command: data.command };
     const command = commands.get(data.command);
     if (!command) {
-      log.error('unknown command');
+      deps.logger.error(context, 'unknown command');
+      await settle(data, false, context);
       return failure(errors.internal());
     }
     const started = performance.now();
@@ -80,23 +84,26 @@ export function createProcessor(deps: ProcessorDeps) {
       });
     } catch (error) {
       if (!isUnavailableError(error)) {
-        await settle(data, false, log);
+        await settle(data, false, context);
         throw error;
       }
-      log.warn({ err: error }, 'database unavailable');
+      deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
-    await settle(data, result.ok, log);
+    await settle(data, result.ok, context);
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);
-    log.info(
-      {
-        status: result.status,
-        replayed: result.ok && result.replayed,
-        ms: Math.round(seconds * 1000),
-      },
-      'job done',
-    );
+    if (deps.logger.isLevelEnabled('info')) {
+      deps.logger.info(
+        {
+          ...context,
+          status: result.status,
+          replayed: result.ok && result.replayed,
+          ms: Math.round(seconds * 1000),
+        },
+        'job done',
+      );
+    }
     return result;
   };
 }

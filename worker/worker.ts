@@ -3,7 +3,8 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { WRITE_QUEUE } from '../common/queue.js';
-import { createRedis, redisOptions } from '../common/redis.js';
+import { Redis } from 'ioredis';
+import { redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
@@ -24,7 +25,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
-  const redis = createRedis(config.REDIS_URL, 'blocking');
+  // Settles of the creates of one group commit are sent in one write (ioredis auto-pipelining).
+  const redis = new Redis({
+    ...redisOptions(config.REDIS_URL, 'blocking'),
+    enableAutoPipelining: true,
+  });
+  redis.on('error', () => {});
   const processor = createProcessor({
     pool,
     redis,

@@ -18,7 +18,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { ApiError } from '../common/errors.js';
 import type { WriteQueue } from '../common/queue.js';
 
-export const ADMIN_QUEUES_PATH = '/admin/queues';
+const ADMIN_QUEUES_PATH = '/admin/queues';
 
 export interface AdminDashboardOptions {
   /** ADMIN_TOKEN: at least 16 characters. */

@@ -11,8 +11,8 @@ import { gzip } from 'node:zlib';
 import { Router, type RequestHandler, type Response } from 'express';
 import { errors } from '../common/errors.js';
 
-export const DOCS_PATH = '/docs';
-export const OPENAPI_PATH = '/api/v1/openapi.json';
+const DOCS_PATH = '/docs';
+const OPENAPI_PATH = '/api/v1/openapi.json';
 
 const require = createRequire(import.meta.url);
 /** `@scalar/api-reference` exports only its module entry (dist/index.js); the bundle is beside it. */

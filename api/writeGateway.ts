@@ -8,19 +8,22 @@ import {
   type WriteJob,
   type WriteResult,
 } from '../common/commands/runWrite.js';
+import { isRevokedKey, revokedKey } from '../common/auth/liveKey.js';
 import type { Config } from '../common/config.js';
 import { ApiError, errors } from '../common/errors.js';
 import { findReceiptFor } from '../common/idempotency/receipts.js';
 import {
   acquireLock,
+  EXTEND_AFTER_MS,
+  extendLock,
+  leaseAfterQueuedMs,
   lockKeyFor,
   newLockToken,
   releaseLock,
-  type LockSettings,
 } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
-import { FINISHED_RETENTION_SECONDS, watchForResult, WRITE_JOB } from '../common/queue.js';
+import { watchForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
 import type { RecentKeys } from './recentKeys.js';
 
@@ -45,17 +48,10 @@ const idempotencyOutcomes: Record<string, string> = {
  * worker and wait a bounded time for its outcome.
  */
 export class WriteGateway {
-  private readonly lockSettings: LockSettings;
+  private readonly extendedLeaseMs: number;
 
   constructor(private readonly deps: GatewayDeps) {
-    const { WRITE_TIMEOUT_MS, IDEMPOTENCY_TTL_SECONDS } = deps.config;
-    this.lockSettings = {
-      // The lease outlives the wait: after a 504 the key stays held while the job still runs.
-      leaseMs: WRITE_TIMEOUT_MS * 3,
-      jobKeyPrefix: deps.queue.toKey(''),
-      // A done marker never outlives its receipt.
-      doneSeconds: Math.min(IDEMPOTENCY_TTL_SECONDS, FINISHED_RETENTION_SECONDS),
-    };
+    this.extendedLeaseMs = leaseAfterQueuedMs(deps.config.WRITE_TIMEOUT_MS);
   }
 
   dryRun(command: Command, job: WriteJob): Promise<WriteResult> {
@@ -70,7 +66,7 @@ export class WriteGateway {
     const result = await this.submitOnce(job);
     // The key was admitted from the recent list and a worker (or the receipt lookup) found it
     // revoked: the next request asks Postgres.
-    if (!result.ok && result.error.code === 'invalid_api_key') {
+    if (isRevokedKey(result)) {
       this.deps.recentKeys.forget(job.apiKeyId);
     }
     const outcome = result.ok
@@ -86,9 +82,10 @@ export class WriteGateway {
     const key = job.idempotencyKey;
     if (!key) return this.enqueueAndWait(job);
 
+    const { redis } = this.deps;
     const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
     const token = newLockToken(job.fingerprint, job.requestId);
-    let attempt = await acquireLock(this.deps.redis, lockKey, token, this.lockSettings);
+    let attempt = await acquireLock(redis, lockKey, token);
     if (attempt.state === 'done') {
       // No worker sees this retry, so the key is confirmed here, in the same query.
       const { keyLive, completed } = await findReceiptFor(
@@ -96,10 +93,10 @@ export class WriteGateway {
         { institutionId: job.institution.id, source: 'client', key },
         job.apiKeyId,
       );
-      if (!keyLive) return failure(errors.invalidApiKey());
+      if (!keyLive) return revokedKey;
       if (completed) return answerFrom(completed, job);
       // The receipt expired before its marker did: the key is free.
-      attempt = await acquireLock(this.deps.redis, lockKey, token, this.lockSettings, false);
+      attempt = await acquireLock(redis, lockKey, token, false);
     }
     if (attempt.state === 'in_flight') {
       return failure(
@@ -108,20 +105,35 @@ export class WriteGateway {
           : errors.idempotencyKeyMismatch(),
       );
     }
+    // The lease is short until the job is queued; a write still unanswered after EXTEND_AFTER_MS
+    // (or answered 504) gets the long lease (common/idempotency/lock.ts). Redis commands here are
+    // not awaited: with Redis frozen, one would only add its own timeout to the answer.
+    let extension: NodeJS.Timeout | undefined;
+    const extend = () => {
+      extension = undefined;
+      void extendLock(redis, lockKey, token, this.extendedLeaseMs).catch(() => {});
+    };
     try {
-      // Once the job has finished, the next caller finds the key done, or free (acquireLock).
-      return await this.enqueueAndWait(job);
+      // The worker settles the lease before the job completes: done, or free.
+      return await this.enqueueAndWait(job, () => {
+        extension = setTimeout(extend, EXTEND_AFTER_MS);
+      });
     } catch (error) {
-      // The job may never run (not queued): free the key for a retry. Not awaited: with Redis
-      // frozen, a second command would only add its own timeout to the answer, and a lease left
-      // behind is settled by the next caller. After a 504 the job still runs and settles it.
       const timedOut = error instanceof ApiError && error.body.code === 'write_timeout';
-      if (!timedOut) void releaseLock(this.deps.redis, lockKey, token).catch(() => {});
+      // After a 504 the job still runs, and settles the lease when it ends.
+      if (timedOut && extension) {
+        clearTimeout(extension);
+        extend();
+      }
+      // Otherwise the job may never run (not queued, or failed): the key is free for a retry.
+      if (!timedOut) void releaseLock(redis, lockKey, token).catch(() => {});
       throw error;
+    } finally {
+      clearTimeout(extension);
     }
   }
 
-  private async enqueueAndWait(job: WriteJob): Promise<WriteResult> {
+  private async enqueueAndWait(job: WriteJob, onQueued?: () => void): Promise<WriteResult> {
     // Listening before the job exists means its completion cannot be missed.
     const waiting = watchForResult(
       this.deps.queueEvents,
@@ -134,6 +146,7 @@ export class WriteGateway {
       waiting.cancel();
       throw error;
     }
+    onQueued?.();
     const outcome = await waiting.result;
     if (outcome === 'timeout') throw errors.writeTimeout();
     return outcome;

@@ -9,16 +9,14 @@ export const WRITE_JOB = 'write';
 export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
 
 /**
- * How long Redis keeps the traces of a finished write: its completed job (for inspection on the
- * dashboard, and for a prompt retry to find done: common/idempotency/lock.ts) and its key's done
- * marker, once a retry left one. Postgres keeps the receipt for IDEMPOTENCY_TTL_SECONDS; a retry
- * after this window still replays, through a worker. Bounds Redis memory to the writes of the
- * last few minutes.
+ * How long Redis keeps a completed job, for inspection on the dashboard. Nothing else depends on
+ * it: idempotency keeps its own keys (common/idempotency/lock.ts), and Postgres keeps the receipt
+ * for IDEMPOTENCY_TTL_SECONDS. Bounds Redis memory to the writes of the last few minutes.
  */
 export const FINISHED_RETENTION_SECONDS = 300;
 
 /** Failures are kept a day for inspection. */
-export const writeJobOptions: JobsOptions = {
+const writeJobOptions: JobsOptions = {
   attempts: 1,
   removeOnComplete: { age: FINISHED_RETENTION_SECONDS, count: 50_000 },
   removeOnFail: { age: 24 * 3600 },

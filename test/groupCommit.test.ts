@@ -1,141 +1,186 @@
-import { IntegrityConstraintViolationError, sql } from 'slonik';
+import { Queue } from 'bullmq';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { liveKey } from '../common/auth/apiKeys.js';
-import type { CreatedOutcome, ReceiptedCreate } from '../common/idempotency/receipts.js';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { GroupCommit } from '../worker/groupCommit.js';
-import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
-import { giftStatement, newDonor } from './helpers/singleStatement.js';
+import { WRITE_JOB, WRITE_QUEUE } from '../common/queue.js';
+import { redisOptions } from '../common/redis.js';
+import {
+  startTestService,
+  type ApiResponse,
+  type Tenant,
+  type TestService,
+} from './helpers/harness.js';
+import { holdDonorRow } from './helpers/rowLock.js';
+import { newDonor } from './helpers/singleStatement.js';
+import { waitFor } from './helpers/wait.js';
 
 /**
- * The worker's group commit: single-statement creates of concurrent jobs share one statement.
- * Each create must get the answer it would have had alone, and a refusal must reach only the
- * create it concerns.
+ * Gift creates that reach a worker together are committed together (worker/groupCommit.ts; its
+ * batching is unit-tested in test/unit/groupCommit.test.ts). Whatever shares their statement,
+ * each client must be told what it would have been told alone, and the database must hold
+ * exactly that. The tests make creates share a statement by holding a donor row: the first
+ * create waits on it, and those that arrive meanwhile go out together once it is released.
  */
+type Body = Record<string, unknown> & { id: number; error?: { code: string } };
+
+const WORKER_CONCURRENCY = 16;
+
 let service: TestService;
+let queue: Queue;
 let other: Tenant;
+let heldDonorId: number;
 let donorId: number;
 let otherDonorId: number;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
+  queue = new Queue(WRITE_QUEUE, {
+    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
+    prefix: service.config.QUEUE_PREFIX,
+  });
   other = await service.createTenant('Other College', 'USD');
+  heldDonorId = (await newDonor(service)).id;
   donorId = (await newDonor(service)).id;
   otherDonorId = (await newDonor(service, other.key)).id;
 });
 
 afterAll(async () => {
+  await queue?.close();
   await service?.close();
 });
 
-/** A gift create as the worker hands it over, under receipt key `key`. */
-function giftCreate(
-  key: string,
-  overrides: Record<string, unknown> = {},
-  apiKeyId = service.tenant.apiKeyId,
-): ReceiptedCreate {
-  const create = giftStatement(service, {
-    donor_id: donorId,
-    amount: 40,
-    subject: key,
-    gift_date: '2026-06-01',
-    ...overrides,
+const postGift = (key: string, donor: number, apiKey?: string) =>
+  service.call<Body>('POST', '/api/v1/gifts', {
+    ...(apiKey ? { key: apiKey } : {}),
+    body: { donor_id: donor, amount: 40, subject: key, gift_date: '2026-06-01' },
+    headers: { 'Idempotency-Key': key },
   });
-  if (!create) throw new Error('expected a single-statement create');
-  return {
-    create,
-    guard: liveKey(apiKeyId),
-    receipt: { institutionId: service.tenant.institutionId, source: 'client', key },
-    fingerprint: `fp-${key}`,
-    ttlSeconds: 60,
-  };
-}
 
-const giftsWithSubjectLike = (prefix: string) =>
+const count = (query: FragmentSqlToken) =>
   service.db.oneFirst(
-    sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM gifts WHERE subject LIKE ${`${prefix}%`}`,
+    sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM (${query}) AS q`,
   );
+const giftsWithSubject = (subject: string) =>
+  count(sql.fragment`SELECT 1 FROM gifts WHERE subject = ${subject}`);
+const receiptText = (key: string) =>
+  service.db.maybeOneFirst(sql.type(z.object({ text: z.string() }))`
+    SELECT response_body::text AS text FROM write_receipts
+    WHERE institution_id = ${service.tenant.institutionId} AND source = 'client' AND key = ${key}`);
 
-const receiptsLike = (prefix: string) =>
-  service.db.oneFirst(
-    sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM write_receipts WHERE key LIKE ${`${prefix}%`}`,
-  );
-
-/** Commits all at once; the first goes out alone, the rest wait and go together. */
-async function commitTogether(items: ReceiptedCreate[]) {
-  const statements: number[] = [];
-  const group = new GroupCommit(service.db, (creates) => statements.push(creates), 1);
-  const settled = await Promise.allSettled(items.map((item) => group.commit(item)));
-  return { settled, statements };
-}
-
-const value = (result: PromiseSettledResult<CreatedOutcome | null>) =>
-  result.status === 'fulfilled' ? result.value : null;
-
-test('creates that wait go out together, and each gets the answer it would have had alone', async () => {
-  const items = Array.from({ length: 10 }, (_, index) => giftCreate(`together-${index}`));
-  const { settled, statements } = await commitTogether(items);
-  expect(statements).toEqual([1, 9]);
-  for (const [index, result] of settled.entries()) {
-    const outcome = value(result);
-    expect(outcome?.body.subject).toBe(`together-${index}`);
-    expect(outcome?.location).toBe(`/api/v1/gifts/${String(outcome?.body.id)}`);
-    const read = await service.call('GET', outcome!.location);
-    expect(read.body).toEqual(outcome!.body);
+/**
+ * Sends a create that waits on the held donor row, then `send`s the rest while it waits, and
+ * releases the row once `jobs` jobs are in the worker: those wait for the first statement, and
+ * go out together after it.
+ */
+async function behindAHeldRow<T>(jobs: number, send: () => Promise<T>) {
+  const hold = await holdDonorRow(service.db, heldDonorId);
+  let blocker: Promise<ApiResponse<Body>> | undefined;
+  let rest: Promise<T> | undefined;
+  try {
+    blocker = postGift(`blocker-${Math.random()}`, heldDonorId);
+    await waitFor(
+      async () =>
+        (await count(sql.fragment`
+          SELECT 1 FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`)) > 0,
+      5_000,
+      'the first create to wait on the held row',
+    );
+    rest = send();
+    await waitFor(
+      async () => (await queue.getActiveCount()) >= jobs,
+      5_000,
+      `${jobs} jobs in the worker`,
+    );
+  } finally {
+    await hold.release();
   }
-  expect(new Set(settled.map((result) => value(result)?.body.id)).size).toBe(10);
-  expect(await giftsWithSubjectLike('together-')).toBe(10);
-  expect(await receiptsLike('together-')).toBe(10);
-});
+  expect((await blocker).status).toBe(201);
+  return rest;
+}
 
-test('a refused create fails only itself: the others of its statement commit', async () => {
-  const items = [
-    giftCreate('refused-0'),
-    giftCreate('refused-1'),
-    giftCreate('refused-2', { donor_id: otherDonorId }),
-    giftCreate('refused-3'),
-  ];
-  const { settled, statements } = await commitTogether(items);
-  // The shared statement failed, so its three creates were each tried alone.
-  expect(statements).toEqual([1, 3, 1, 1, 1]);
-  expect(settled.map((result) => result.status)).toEqual([
-    'fulfilled',
-    'fulfilled',
-    'rejected',
-    'fulfilled',
-  ]);
-  const refused = settled[2] as PromiseRejectedResult;
-  expect(refused.reason).toBeInstanceOf(IntegrityConstraintViolationError);
-  expect(await giftsWithSubjectLike('refused-')).toBe(3);
-  expect(await receiptsLike('refused-')).toBe(3);
-  expect(await service.count('gifts', other.institutionId)).toBe(0);
-});
-
-test('a create whose API key was revoked writes nothing; the others of its statement commit', async () => {
+test('creates committed together each get their own record; a refused one and a revoked key write nothing, the rest commit', async () => {
   const doomed = await insertApiKey(service.db, service.tenant.institutionId);
+  // Confirmed now, so that the API admits its next write without asking Postgres (API_KEY_CACHE_SECONDS).
+  expect((await service.call('GET', '/api/v1/institution', { key: doomed.key })).status).toBe(200);
   await revokeApiKey(service.db, doomed.id);
-  const items = [
-    giftCreate('revoked-0'),
-    giftCreate('revoked-1'),
-    giftCreate('revoked-2', {}, doomed.id),
-  ];
-  const { settled, statements } = await commitTogether(items);
-  expect(statements).toEqual([1, 2]);
-  expect(value(settled[0]!)).not.toBeNull();
-  expect(value(settled[1]!)).not.toBeNull();
-  expect(settled[2]).toEqual({ status: 'fulfilled', value: null });
-  expect(await giftsWithSubjectLike('revoked-')).toBe(2);
-  expect(await receiptsLike('revoked-2')).toBe(0);
+
+  const keys = Array.from({ length: 10 }, (_, index) => `together-${index}`);
+  const [accepted, foreign, revoked] = await behindAHeldRow(keys.length + 3, () =>
+    Promise.all([
+      Promise.all(keys.map((key) => postGift(key, donorId))),
+      postGift('together-foreign', otherDonorId),
+      postGift('together-revoked', donorId, doomed.key),
+    ]),
+  );
+
+  for (const [index, response] of accepted.entries()) {
+    expect(response.status).toBe(201);
+    expect(response.body.subject).toBe(keys[index]);
+    expect(response.headers.get('location')).toBe(`/api/v1/gifts/${response.body.id}`);
+    const read = await service.call('GET', `/api/v1/gifts/${response.body.id}`);
+    expect(read.body).toEqual(response.body);
+    expect(await receiptText(keys[index]!)).toBe(JSON.stringify(response.body));
+  }
+  expect(new Set(accepted.map((response) => response.body.id)).size).toBe(keys.length);
+
+  expect(foreign.status).toBe(422);
+  expect(foreign.body.error).toMatchObject({
+    code: 'validation_failed',
+    errors: [expect.objectContaining({ param: 'donor_id', code: 'reference_not_found' })],
+  });
+  expect(revoked.status).toBe(401);
+  expect(revoked.body.error?.code).toBe('invalid_api_key');
+  expect(await receiptText('together-foreign')).toBeNull();
+  expect(await receiptText('together-revoked')).toBeNull();
+  expect(await giftsWithSubject('together-foreign')).toBe(0);
+  expect(await giftsWithSubject('together-revoked')).toBe(0);
+  expect(await service.count('gifts', other.institutionId)).toBe(0);
+  expect(await count(sql.fragment`SELECT 1 FROM gifts WHERE subject LIKE 'together-%'`)).toBe(
+    keys.length,
+  );
+
+  const replays = await Promise.all(keys.map((key) => postGift(key, donorId)));
+  for (const [index, replay] of replays.entries()) {
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(JSON.stringify(replay.body)).toBe(JSON.stringify(accepted[index]!.body));
+  }
 });
 
-test('two deliveries of one key in one statement: exactly one commits', async () => {
-  const items = [giftCreate('first-alone'), giftCreate('twice'), giftCreate('twice')];
-  const { settled } = await commitTogether(items);
-  const twice = settled.slice(1);
-  expect(twice.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-  expect(twice.filter((result) => result.status === 'rejected')).toHaveLength(1);
-  expect(await giftsWithSubjectLike('twice')).toBe(1);
-  expect(await receiptsLike('twice')).toBe(1);
+test('two deliveries of one write committed together: it is written once, and both answer its record', async () => {
+  const key = 'delivered-twice';
+  let again: string | undefined;
+  const first = await behindAHeldRow(3, async () => {
+    const response = postGift(key, donorId);
+    // The same job delivered a second time, as after a worker that stalled.
+    await waitFor(
+      async () => (await queue.getActive()).some((job) => job.data.idempotencyKey === key),
+      5_000,
+      'the write to reach the worker',
+    );
+    const job = (await queue.getActive()).find((active) => active.data.idempotencyKey === key)!;
+    again = `${job.id!}_again`;
+    await queue.add(WRITE_JOB, job.data, { jobId: again });
+    return response;
+  });
+
+  expect(first.status).toBe(201);
+  await waitFor(
+    async () => (await queue.getJob(again!))?.finishedOn !== undefined,
+    5_000,
+    'the second delivery to finish',
+  );
+  const second = (await queue.getJob(again!))!.returnvalue as {
+    ok: boolean;
+    body: Body;
+    replayed: boolean;
+  };
+  expect(second.ok).toBe(true);
+  expect(second.body).toEqual(first.body);
+  expect([first.headers.get('idempotent-replayed') === 'true', second.replayed].sort()).toEqual([
+    false,
+    true,
+  ]);
+  expect(await giftsWithSubject(key)).toBe(1);
+  expect(await receiptText(key)).toBe(JSON.stringify(first.body));
 });

@@ -1,8 +1,15 @@
 import { Queue } from 'bullmq';
 import { sql } from 'slonik';
-import { lockKeyFor } from '../common/idempotency/lock.js';
+import {
+  acquireLock,
+  DONE_MARKER_SECONDS,
+  EXTEND_AFTER_MS,
+  LEASE_UNTIL_QUEUED_MS,
+  lockKeyFor,
+  newLockToken,
+} from '../common/idempotency/lock.js';
 import { insertApiKey } from '../common/institutions.js';
-import { FINISHED_RETENTION_SECONDS, WRITE_QUEUE } from '../common/queue.js';
+import { WRITE_QUEUE } from '../common/queue.js';
 import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { sleep, waitFor } from './helpers/wait.js';
@@ -309,7 +316,36 @@ describe('in flight', () => {
     expect(await service.redis.get(lockKey)).toMatch(/^done:/);
     const markerTtl = await service.redis.ttl(lockKey);
     expect(markerTtl).toBeGreaterThan(0);
-    expect(markerTtl).toBeLessThanOrEqual(FINISHED_RETENTION_SECONDS);
+    expect(markerTtl).toBeLessThanOrEqual(DONE_MARKER_SECONDS);
+  });
+
+  test('a write still waiting for a worker keeps its key held past the first, short lease', async () => {
+    const worker = service.workers[0]!.worker;
+    await worker.pause();
+    const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, 'slow-1');
+    const first = postGift('slow-1', gift({ subject: 'Slow' }));
+    try {
+      await waitFor(
+        async () => (await service.redis.exists(lockKey)) === 1,
+        5_000,
+        'the in-flight lock',
+      );
+      expect(await service.redis.pttl(lockKey)).toBeLessThanOrEqual(LEASE_UNTIL_QUEUED_MS);
+      // Once the API has waited EXTEND_AFTER_MS for its queued job, the lease is the long one.
+      await waitFor(
+        async () => (await service.redis.pttl(lockKey)) > LEASE_UNTIL_QUEUED_MS,
+        EXTEND_AFTER_MS + 2_000,
+        'the extended lease',
+      );
+      await sleep(LEASE_UNTIL_QUEUED_MS);
+      const same = await postGift('slow-1', gift({ subject: 'Slow' }));
+      expect(same.status).toBe(409);
+    } finally {
+      worker.resume();
+    }
+    const original = await first;
+    expect(original.status).toBe(201);
+    expect(await service.redis.get(lockKey)).toMatch(/^done:/);
   });
 
   test('20 concurrent requests with one key create exactly one row', async () => {
@@ -360,10 +396,11 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
   const markerOf = (key: string) =>
     lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
 
-  test('a finished write leaves its lease, which the next caller finds done: a replay without a job', async () => {
+  test('a finished write leaves the done marker before it is answered: a retry replays without a job', async () => {
     const first = await postGift('settled', gift({ subject: 'Settled' }));
     expect(first.status).toBe(201);
-    expect(await service.redis.get(markerOf('settled'))).toMatch(/^inflight:/);
+    // The worker settled the lease before its job completed.
+    expect(await service.redis.get(markerOf('settled'))).toMatch(/^done:/);
     const jobs = await jobCount();
     const retry = await postGift('settled', gift({ subject: 'Settled' }));
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -372,21 +409,33 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
     expect(await service.redis.get(markerOf('settled'))).toMatch(/^done:/);
     const ttl = await service.redis.ttl(markerOf('settled'));
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(FINISHED_RETENTION_SECONDS);
+    expect(ttl).toBeLessThanOrEqual(DONE_MARKER_SECONDS);
   });
 
-  test('a lease whose job is not in Redis holds the key for a second, then frees it', async () => {
+  test('a refused write frees its key before it is answered', async () => {
+    const refused = await postGift('refused-frees', gift({ amount: -1 }));
+    expect(refused.status).toBe(422);
+    expect(await service.redis.exists(markerOf('refused-frees'))).toBe(0);
+  });
+
+  test(`a lease whose job was never queued holds the key for at most ${LEASE_UNTIL_QUEUED_MS} ms`, async () => {
     // As left by an API process that died between taking the lease and queueing the job.
-    await service.redis.set(
+    const takenAt = Date.now();
+    const taken = await acquireLock(
+      service.redis,
       markerOf('never-queued'),
-      'inflight:other.req_never_queued',
-      'PX',
-      30_000,
+      newLockToken('other', 'req_never_queued'),
     );
+    expect(taken.state).toBe('acquired');
     const held = await postGift('never-queued', gift({ subject: 'Never queued' }));
     expect(held.status).toBe(422);
     expect(held.body.error?.code).toBe('idempotency_key_request_mismatch');
-    await sleep(1_100);
+    await waitFor(
+      async () => (await service.redis.exists(markerOf('never-queued'))) === 0,
+      LEASE_UNTIL_QUEUED_MS + 1_000,
+      'the lease to run out',
+    );
+    expect(Date.now() - takenAt).toBeLessThanOrEqual(LEASE_UNTIL_QUEUED_MS + 500);
     const before = await giftCount();
     const freed = await postGift('never-queued', gift({ subject: 'Never queued' }));
     expect(freed.status).toBe(201);
@@ -397,8 +446,7 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
   test('a retry whose marker is gone (Redis lost it) still replays, through a worker', async () => {
     const first = await postGift('marker-lost', gift({ subject: 'Marker lost' }));
     expect(first.status).toBe(201);
-    // The lease names the finished job, which the next caller would find done.
-    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^inflight:/);
+    expect(await service.redis.get(markerOf('marker-lost'))).toMatch(/^done:/);
     await service.redis.del(markerOf('marker-lost'));
     const before = { gifts: await giftCount(), jobs: await jobCount() };
 
@@ -417,7 +465,6 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
   test('a marker that outlived its receipt does not hold the key: the retry is a new write', async () => {
     const first = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
     expect(first.status).toBe(201);
-    // A replay settles the lease into a done marker.
     const replay = await postGift('receipt-gone', gift({ subject: 'Receipt gone' }));
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     await service.db.query(sql.unsafe`

@@ -1,19 +1,23 @@
-import { IntegrityConstraintViolationError, sql } from 'slonik';
+import { sql } from 'slonik';
 import { z } from 'zod';
-import { liveKey } from '../common/auth/apiKeys.js';
-import type { SingleStatementCreate } from '../common/commands/command.js';
+import { lockKeyFor } from '../common/idempotency/lock.js';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { insertWithReceipt, type ReceiptKey } from '../common/idempotency/receipts.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
-import { giftStatement, newDonor } from './helpers/singleStatement.js';
+import { newDonor } from './helpers/singleStatement.js';
 
 /**
  * A gift that names no fund is created in one statement together with its receipt (runWrite's
- * commitInOneStatement). These tests hold that path to what the transaction path promises: the
- * answer is the record as stored, a replay is the same answer, and anything refused writes
- * nothing.
+ * commitInOneStatement); anything that statement refuses is judged again by the full
+ * transaction. These tests hold what a client sees, and what is stored, to what the transaction
+ * path promises: the answer is the record as stored, a replay is the same answer byte for byte,
+ * every error is reported at once, and anything refused writes nothing.
  */
+type Body = Record<string, unknown> & {
+  id: number;
+  error?: { code: string; errors?: { param: string; code: string }[] };
+};
+
 let service: TestService;
 let other: Tenant;
 let donorId: number;
@@ -28,11 +32,12 @@ const giftBody = (overrides: Record<string, unknown> = {}): Record<string, unkno
   ...overrides,
 });
 
-const receiptKey = (key: string): ReceiptKey => ({
-  institutionId: service.tenant.institutionId,
-  source: 'client',
-  key,
-});
+const postGift = (key: string, body: Record<string, unknown>, apiKey?: string) =>
+  service.call<Body>('POST', '/api/v1/gifts', {
+    ...(apiKey ? { key: apiKey } : {}),
+    body,
+    headers: { 'Idempotency-Key': key },
+  });
 
 const storedReceipt = (key: string) =>
   service.db.maybeOne(sql.type(z.object({ text: z.string(), location: z.string().nullable() }))`
@@ -40,33 +45,6 @@ const storedReceipt = (key: string) =>
     WHERE institution_id = ${service.tenant.institutionId} AND source = 'client' AND key = ${key}`);
 
 const giftCount = () => service.count('gifts', service.tenant.institutionId);
-
-/** The statement as the worker runs it for the test tenant's key; null when the guard failed. */
-const commitAs = (
-  apiKeyId: string,
-  create: SingleStatementCreate,
-  key: ReceiptKey,
-  fingerprint: string,
-  ttlSeconds: number,
-) =>
-  insertWithReceipt(service.db, {
-    create,
-    guard: liveKey(apiKeyId),
-    receipt: key,
-    fingerprint,
-    ttlSeconds,
-  });
-
-async function commit(
-  create: SingleStatementCreate,
-  key: ReceiptKey,
-  fingerprint: string,
-  ttlSeconds: number,
-) {
-  const outcome = await commitAs(service.tenant.apiKeyId, create, key, fingerprint, ttlSeconds);
-  if (!outcome) throw new Error('the statement wrote nothing');
-  return outcome;
-}
 
 beforeAll(async () => {
   service = await startTestService();
@@ -84,27 +62,13 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe('which gifts take one statement', () => {
-  test('a valid body that names no fund does; one naming a fund, or with any error, does not', () => {
-    expect(giftStatement(service, giftBody())).not.toBeNull();
-    expect(giftStatement(service, giftBody({ fund_id: null }))).not.toBeNull();
-    // A fund may be closed: only a lookup tells, so the transaction judges it.
-    expect(giftStatement(service, giftBody({ fund_id: fundId }))).toBeNull();
-    // Errors are reported by the full validation, all at once.
-    expect(giftStatement(service, giftBody({ amount: -1 }))).toBeNull();
-    expect(giftStatement(service, giftBody({ donor_id: undefined }))).toBeNull();
-    expect(giftStatement(service, giftBody({ check_number: '12' }))).toBeNull();
-  });
-});
-
-describe('the statement', () => {
-  test('stores the gift and a receipt whose body is the answer, byte for byte', async () => {
-    const create = giftStatement(service, giftBody({ type: 'check', check_number: 'A-17' }));
-    const outcome = await commit(create!, receiptKey('one-a'), 'fp', 60);
-    const id = Number(outcome.body.id);
-    expect(outcome.status).toBe(201);
-    expect(outcome.location).toBe(`/api/v1/gifts/${id}`);
-    expect(outcome.body).toEqual({
+describe('what is answered is what is stored', () => {
+  test('the answer is the record read back, and the receipt holds the answer byte for byte', async () => {
+    const response = await postGift('one-a', giftBody({ type: 'check', check_number: 'A-17' }));
+    expect(response.status).toBe(201);
+    const id = response.body.id;
+    expect(response.headers.get('location')).toBe(`/api/v1/gifts/${id}`);
+    expect(response.body).toEqual({
       id,
       object: 'gift',
       donor_id: donorId,
@@ -118,108 +82,121 @@ describe('the statement', () => {
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
-    // The record as the API reads it back is the record answered.
     const read = await service.call('GET', `/api/v1/gifts/${id}`);
-    expect(read.body).toEqual(outcome.body);
-    const receipt = await storedReceipt('one-a');
-    expect(receipt).toEqual({ text: JSON.stringify(outcome.body), location: outcome.location });
+    expect(read.body).toEqual(response.body);
+    expect(await storedReceipt('one-a')).toEqual({
+      text: JSON.stringify(response.body),
+      location: `/api/v1/gifts/${id}`,
+    });
+    const replay = await postGift('one-a', giftBody({ type: 'check', check_number: 'A-17' }));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(JSON.stringify(replay.body)).toBe(JSON.stringify(response.body));
   });
 
-  test('fills in the timestamps exactly as the API writes them, whatever their milliseconds', async () => {
-    for (let index = 0; index < 25; index += 1) {
-      const create = giftStatement(service, giftBody({ subject: `Gift ${index}` }));
-      const outcome = await commit(create!, receiptKey(`ms-${index}`), 'fp', 60);
-      const read = await service.call<Record<string, unknown>>(
-        'GET',
-        `/api/v1/gifts/${String(outcome.body.id)}`,
-      );
-      expect([outcome.body.created_at, outcome.body.updated_at]).toEqual([
+  test('a gift naming a fund answers the same shape of record', async () => {
+    const response = await postGift('with-fund', giftBody({ fund_id: fundId }));
+    expect(response.status).toBe(201);
+    expect(response.body.fund_id).toBe(fundId);
+    const read = await service.call('GET', `/api/v1/gifts/${response.body.id}`);
+    expect(read.body).toEqual(response.body);
+    expect((await storedReceipt('with-fund'))?.text).toBe(JSON.stringify(response.body));
+  });
+
+  test('timestamps are answered exactly as the API reads them back, whatever their milliseconds', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, (_, index) =>
+        postGift(`ms-${index}`, giftBody({ subject: `Gift ${index}` })),
+      ),
+    );
+    for (const response of responses) {
+      expect(response.status).toBe(201);
+      const read = await service.call<Body>('GET', `/api/v1/gifts/${response.body.id}`);
+      expect([response.body.created_at, response.body.updated_at]).toEqual([
         read.body.created_at,
         read.body.updated_at,
       ]);
     }
   });
 
-  test('client text that spells a placeholder is stored and answered as sent', async () => {
+  test('client text that spells a stand-in for a server-assigned value is stored and answered as sent', async () => {
     const subject = '"\\u0000id" "\\u0000created_at" \\u0000updated_at';
-    const create = giftStatement(service, giftBody({ subject }));
-    const outcome = await commit(create!, receiptKey('spelled'), 'fp', 60);
-    expect(outcome.body.subject).toBe(subject);
-    expect(outcome.body.id).toEqual(expect.any(Number));
-    expect((await storedReceipt('spelled'))?.text).toBe(JSON.stringify(outcome.body));
+    const response = await postGift('spelled', giftBody({ subject }));
+    expect(response.status).toBe(201);
+    expect(response.body.subject).toBe(subject);
+    expect(response.body.id).toEqual(expect.any(Number));
+    expect((await storedReceipt('spelled'))?.text).toBe(JSON.stringify(response.body));
   });
+});
 
-  test('a key that already holds a receipt refuses the whole statement: no second gift', async () => {
-    const create = giftStatement(service, giftBody());
-    await commit(create!, receiptKey('taken'), 'fp', 60);
+describe('what is refused writes nothing', () => {
+  test('every error of a body is reported at once, and nothing is written', async () => {
     const before = await giftCount();
-    const again = giftStatement(service, giftBody({ subject: 'Second try' }));
-    await expect(commit(again!, receiptKey('taken'), 'fp', 60)).rejects.toBeInstanceOf(
-      IntegrityConstraintViolationError,
+    const response = await postGift(
+      'all-errors',
+      giftBody({ amount: -1, donor_id: undefined, check_number: '12' }),
     );
+    expect(response.status).toBe(422);
+    expect(response.body.error?.errors?.map((error) => error.param).sort()).toEqual([
+      'amount',
+      'check_number',
+      'donor_id',
+    ]);
     expect(await giftCount()).toBe(before);
-    expect((await storedReceipt('taken'))?.text).not.toContain('Second try');
+    expect(await storedReceipt('all-errors')).toBeNull();
   });
 
-  test('a donor of another institution, or none, refuses the whole statement: no gift, no receipt', async () => {
+  test('a donor of another institution, or none, is reference_not_found: no gift, no receipt', async () => {
     const before = await giftCount();
     for (const [key, id] of [
       ['foreign-donor', otherDonorId],
       ['missing-donor', 987_654_321],
     ] as const) {
-      const create = giftStatement(service, giftBody({ donor_id: id }));
-      await expect(commit(create!, receiptKey(key), 'fp', 60)).rejects.toBeInstanceOf(
-        IntegrityConstraintViolationError,
-      );
+      const response = await postGift(key, giftBody({ donor_id: id }));
+      expect(response.status).toBe(422);
+      expect(response.body.error?.errors).toEqual([
+        expect.objectContaining({ param: 'donor_id', code: 'reference_not_found' }),
+      ]);
       expect(await storedReceipt(key)).toBeNull();
     }
     expect(await giftCount()).toBe(before);
     expect(await service.count('gifts', other.institutionId)).toBe(0);
-  });
-
-  test('a revoked API key inserts nothing: no gift, no receipt', async () => {
-    const doomed = await insertApiKey(service.db, service.tenant.institutionId);
-    await revokeApiKey(service.db, doomed.id);
-    const before = await giftCount();
-    const create = giftStatement(service, giftBody());
-    expect(await commitAs(doomed.id, create!, receiptKey('revoked'), 'fp', 60)).toBeNull();
-    expect(await giftCount()).toBe(before);
-    expect(await storedReceipt('revoked')).toBeNull();
-  });
-});
-
-describe('through the API', () => {
-  test('a created gift reads back as answered, and its replay is the same answer', async () => {
-    const headers = { 'Idempotency-Key': 'api-one' };
-    const first = await service.call('POST', '/api/v1/gifts', { body: giftBody(), headers });
-    expect(first.status).toBe(201);
-    expect(first.headers.get('location')).toBe(`/api/v1/gifts/${String(first.body.id)}`);
-    const read = await service.call('GET', `/api/v1/gifts/${String(first.body.id)}`);
-    expect(read.body).toEqual(first.body);
-    const replay = await service.call('POST', '/api/v1/gifts', { body: giftBody(), headers });
-    expect(replay.status).toBe(201);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.headers.get('location')).toBe(first.headers.get('location'));
-    expect(replay.body).toEqual(first.body);
-  });
-
-  test('a refused statement falls back to the full judgement: every error at once, nothing written', async () => {
-    const before = await giftCount();
-    const response = await service.call<{ error: { errors: unknown[] } }>('POST', '/api/v1/gifts', {
-      body: giftBody({ donor_id: otherDonorId }),
-      headers: { 'Idempotency-Key': 'api-refused' },
-    });
-    expect(response.status).toBe(422);
-    expect(response.body.error.errors).toEqual([
-      expect.objectContaining({ param: 'donor_id', code: 'reference_not_found' }),
-    ]);
-    expect(await giftCount()).toBe(before);
     // The key stayed free: the corrected body succeeds under it.
-    const retry = await service.call('POST', '/api/v1/gifts', {
-      body: giftBody(),
-      headers: { 'Idempotency-Key': 'api-refused' },
-    });
+    const retry = await postGift('foreign-donor', giftBody());
     expect(retry.status).toBe(201);
     expect(await giftCount()).toBe(before + 1);
+  });
+
+  test('a key that already holds a receipt writes no second gift, even when the retry reaches a worker', async () => {
+    const first = await postGift('taken', giftBody({ subject: 'First' }));
+    expect(first.status).toBe(201);
+    const marker = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, 'taken');
+    const before = await giftCount();
+
+    await service.redis.del(marker);
+    const changed = await postGift('taken', giftBody({ subject: 'Second try' }));
+    expect(changed.status).toBe(422);
+    expect(changed.body.error?.code).toBe('idempotency_key_request_mismatch');
+    await service.redis.del(marker);
+    const same = await postGift('taken', giftBody({ subject: 'First' }));
+    expect(same.headers.get('idempotent-replayed')).toBe('true');
+    expect(JSON.stringify(same.body)).toBe(JSON.stringify(first.body));
+
+    expect(await giftCount()).toBe(before);
+    expect((await storedReceipt('taken'))?.text).toBe(JSON.stringify(first.body));
+  });
+
+  test('a write admitted on an API key revoked since is 401: no gift, no receipt', async () => {
+    const doomed = await insertApiKey(service.db, service.tenant.institutionId);
+    // Confirmed now, so that the API admits its next write without asking Postgres.
+    expect((await service.call('GET', '/api/v1/institution', { key: doomed.key })).status).toBe(
+      200,
+    );
+    await revokeApiKey(service.db, doomed.id);
+    const before = await giftCount();
+    const response = await postGift('revoked', giftBody(), doomed.key);
+    expect(response.status).toBe(401);
+    expect(response.body.error?.code).toBe('invalid_api_key');
+    expect(await giftCount()).toBe(before);
+    expect(await storedReceipt('revoked')).toBeNull();
   });
 });

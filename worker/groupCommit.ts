@@ -1,10 +1,12 @@
-import type { DatabasePool } from 'slonik';
-import {
-  insertWithReceipt,
-  insertWithReceipts,
-  type CreatedOutcome,
-  type ReceiptedCreate,
-} from '../common/idempotency/receipts.js';
+import type { CreatedOutcome, ReceiptedCreate } from '../common/idempotency/receipts.js';
+
+/**
+ * Commits creates as one statement, an outcome per create in order (insertWithReceipts with
+ * its pool); throws, having written nothing, when any is refused.
+ */
+export type InsertCreates = (
+  items: readonly ReceiptedCreate[],
+) => Promise<(CreatedOutcome | null)[]>;
 
 interface Pending {
   item: ReceiptedCreate;
@@ -35,7 +37,7 @@ export class GroupCommit {
   private inFlight = 0;
 
   constructor(
-    private readonly pool: DatabasePool,
+    private readonly insert: InsertCreates,
     /** Told the number of creates of each statement sent (a metric). */
     private readonly onStatement: (creates: number) => void = () => {},
     private readonly maxInFlight = 1,
@@ -65,10 +67,7 @@ export class GroupCommit {
     let outcomes: (CreatedOutcome | null)[];
     this.onStatement(batch.length);
     try {
-      outcomes = await insertWithReceipts(
-        this.pool,
-        batch.map((pending) => pending.item),
-      );
+      outcomes = await this.insert(batch.map((pending) => pending.item));
     } catch {
       await Promise.all(batch.map((pending) => this.alone(pending)));
       return;
@@ -78,6 +77,9 @@ export class GroupCommit {
 
   private alone(pending: Pending): Promise<void> {
     this.onStatement(1);
-    return insertWithReceipt(this.pool, pending.item).then(pending.resolve, pending.reject);
+    return this.insert([pending.item]).then(
+      ([outcome]) => pending.resolve(outcome ?? null),
+      pending.reject,
+    );
   }
 }

@@ -4,16 +4,32 @@ import { commands } from '../common/commands/registry.js';
 import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
 import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
+import {
+  doneMarkerSeconds,
+  lockKeyFor,
+  newLockToken,
+  settleLock,
+} from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
+import type { Redis } from '../common/redis.js';
 import type { GroupCommit } from './groupCommit.js';
 
 export interface ProcessorDeps {
   pool: DatabasePool;
   groupCommit: GroupCommit;
+  /** For settling idempotency leases (common/idempotency/lock.ts). */
+  redis: Redis;
+  queuePrefix: string;
   metrics: WorkerMetrics;
   logger: Logger;
   idempotencyTtlSeconds: number;
+}
+
+interface LogContext {
+  requestId: string;
+  jobId: string | undefined;
+  command: string;
 }
 
 /** A keyless write's receipt only has to outlive a redelivery of its job. */
@@ -24,16 +40,31 @@ const JOB_RECEIPT_TTL_SECONDS = 3_600;
  * receipt makes a second delivery replay the first one's outcome instead of writing again.
  */
 export function createProcessor(deps: ProcessorDeps) {
+  const doneSeconds = doneMarkerSeconds(deps.idempotencyTtlSeconds);
+
+  /**
+   * Settles the lease the API took on the job's idempotency key (done, or free), in one round
+   * trip that ends before the job completes: a client answered 201 who retries at once finds the
+   * key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry then
+   * gets 409 meanwhile, or a worker that replays the receipt.
+   */
+  const settle = async (data: WriteJob, committed: boolean, context: LogContext) => {
+    if (!data.idempotencyKey) return;
+    const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
+    const token = newLockToken(data.fingerprint, data.requestId);
+    await settleLock(deps.redis, lockKey, token, committed, doneSeconds).catch((error: unknown) =>
+      deps.logger.warn({ ...context, err: error }, 'idempotency lease not settled'),
+    );
+  };
+
   return async (job: Job<WriteJob, WriteResult>): Promise<WriteResult> => {
     const data = job.data;
-    const log = deps.logger.child({
-      requestId: data.requestId,
-      jobId: job.id,
-      command: data.command,
-    });
+    // Bound into each line rather than a child logger per job, which would cost every job.
+    const context: LogContext = { requestId: data.requestId, jobId: job.id, command: data.command };
     const command = commands.get(data.command);
     if (!command) {
-      log.error('unknown command');
+      deps.logger.error(context, 'unknown command');
+      await settle(data, false, context);
       return failure(errors.internal());
     }
     const started = performance.now();
@@ -52,20 +83,27 @@ export function createProcessor(deps: ProcessorDeps) {
         commitCreate: (item) => deps.groupCommit.commit(item),
       });
     } catch (error) {
-      if (!isUnavailableError(error)) throw error;
-      log.warn({ err: error }, 'database unavailable');
+      if (!isUnavailableError(error)) {
+        await settle(data, false, context);
+        throw error;
+      }
+      deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
+    await settle(data, result.ok, context);
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);
-    log.info(
-      {
-        status: result.status,
-        replayed: result.ok && result.replayed,
-        ms: Math.round(seconds * 1000),
-      },
-      'job done',
-    );
+    if (deps.logger.isLevelEnabled('info')) {
+      deps.logger.info(
+        {
+          ...context,
+          status: result.status,
+          replayed: result.ok && result.replayed,
+          ms: Math.round(seconds * 1000),
+        },
+        'job done',
+      );
+    }
     return result;
   };
 }

@@ -3,9 +3,11 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { WRITE_QUEUE } from '../common/queue.js';
+import { Redis } from 'ioredis';
 import { redisOptions } from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
+import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
 import { startMaintenance } from './maintenance.js';
 import { GroupCommit } from './groupCommit.js';
@@ -23,9 +25,20 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
+  // Settles of the creates of one group commit are sent in one write (ioredis auto-pipelining).
+  const redis = new Redis({
+    ...redisOptions(config.REDIS_URL, 'blocking'),
+    enableAutoPipelining: true,
+  });
+  redis.on('error', () => {});
   const processor = createProcessor({
     pool,
-    groupCommit: new GroupCommit(pool, (creates) => metrics.createsPerStatement.observe(creates)),
+    redis,
+    queuePrefix: config.QUEUE_PREFIX,
+    groupCommit: new GroupCommit(
+      (items) => insertWithReceipts(pool, items),
+      (creates) => metrics.createsPerStatement.observe(creates),
+    ),
     metrics,
     logger,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
@@ -60,6 +73,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     async close() {
       await worker.close();
       await maintenance.close();
+      redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),
       );

@@ -3,7 +3,7 @@ import type { Logger } from '../../common/logger.js';
 import { ApiError, errors } from '../../common/errors.js';
 import { isUnavailableError } from '../../common/db/unavailable.js';
 
-export function sendError(res: Response, error: ApiError): void {
+function sendError(res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res
     .status(error.status)

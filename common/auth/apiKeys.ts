@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { Institution } from '../commands/command.js';
+import { liveKey } from './liveKey.js';
 
 /**
  * A key reads `dgs_<key id>_<secret>`. The id is public (it names the key in logs and in the
@@ -33,10 +34,6 @@ const keyRow = z.object({
 /** The public id a presented key names, or null when it is not shaped like a key. */
 export const keyIdOf = (presented: string): string | null =>
   keyPattern.exec(presented)?.[1] ?? null;
-
-/** What makes a key usable, as SQL: it exists and is not revoked. */
-export const liveKey = (apiKeyId: string) =>
-  sql.fragment`EXISTS (SELECT 1 FROM api_keys WHERE id = ${apiKeyId} AND revoked_at IS NULL)`;
 
 /** The institution a presented key acts for, or null for any key that is malformed, unknown or revoked. */
 export async function authenticate(

@@ -1,5 +1,5 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
-import { liveKey } from '../auth/apiKeys.js';
+import { liveKey, revokedKey } from '../auth/liveKey.js';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import {
@@ -111,12 +111,12 @@ export async function runWrite(
     return { ok: true, ...outcome, location: outcome.location ?? null, replayed: false };
   } catch (error) {
     if (error instanceof Replay) return error.result;
-    if (error instanceof KeyRevoked) return failure(errors.invalidApiKey());
+    if (error instanceof KeyRevoked) return revokedKey;
     const answer = refusal(command, error);
     // A dry run was authenticated against Postgres by the API, just now.
     if (options.dryRun) return answer;
     const { keyLive, completed } = await findReceiptFor(pool, receipt, job.apiKeyId);
-    if (!keyLive) return failure(errors.invalidApiKey());
+    if (!keyLive) return revokedKey;
     return completed ? answerFrom(completed, job) : answer;
   }
 }

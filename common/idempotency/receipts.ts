@@ -5,11 +5,11 @@ import {
   type FragmentSqlToken,
 } from 'slonik';
 import { z } from 'zod';
-import { liveKey } from '../auth/apiKeys.js';
+import { liveKey } from '../auth/liveKey.js';
 import type { SingleStatementCreate } from '../commands/command.js';
 import type { JsonObject } from '../json.js';
 
-export type ReceiptSource = 'client' | 'job';
+type ReceiptSource = 'client' | 'job';
 
 export interface ReceiptKey {
   institutionId: number;
@@ -26,15 +26,15 @@ export interface StoredResponse {
 
 const receiptRow = z.object({
   fingerprint: z.string(),
-  status_code: z.number().nullable(),
-  response_body: z.record(z.string(), z.json()).nullable(),
+  status_code: z.number(),
+  response_body: z.record(z.string(), z.json()),
   location: z.string().nullable(),
 });
 
 const toStored = (row: z.infer<typeof receiptRow>): StoredResponse => ({
   fingerprint: row.fingerprint,
-  status: row.status_code ?? 0,
-  body: (row.response_body ?? {}) as JsonObject,
+  status: row.status_code,
+  body: row.response_body as JsonObject,
   location: row.location,
 });
 
@@ -191,19 +191,19 @@ export async function insertWithReceipt(
   return outcome ?? null;
 }
 
-/** The key's unexpired, completed receipt, as a condition on `write_receipts r`. */
-const completedUnder = (receipt: ReceiptKey) => sql.fragment`
+/** The key's unexpired receipt, as a condition on `write_receipts r`. */
+const unexpiredUnder = (receipt: ReceiptKey) => sql.fragment`
   r.institution_id = ${receipt.institutionId} AND r.source = ${receipt.source}
-  AND r.key = ${receipt.key} AND r.expires_at > now() AND r.status_code IS NOT NULL`;
+  AND r.key = ${receipt.key} AND r.expires_at > now()`;
 
-/** The unexpired, completed response stored under a key, if any. */
-export async function findReceipt(
+/** The unexpired response stored under a key, if any. */
+async function findReceipt(
   db: CommonQueryMethods,
   receipt: ReceiptKey,
 ): Promise<StoredResponse | null> {
   const row = await db.maybeOne(sql.type(receiptRow)`
     SELECT fingerprint, status_code, response_body, location
-    FROM write_receipts r WHERE ${completedUnder(receipt)}`);
+    FROM write_receipts r WHERE ${unexpiredUnder(receipt)}`);
   return row ? toStored(row) : null;
 }
 
@@ -221,7 +221,7 @@ export async function findReceiptFor(
   const row = await db.one(sql.type(receiptWithKey)`
     SELECT ${liveKey(apiKeyId)} AS key_live, r.fingerprint IS NOT NULL AS found,
            r.fingerprint, r.status_code, r.response_body, r.location
-    FROM (SELECT 1) AS one LEFT JOIN write_receipts r ON ${completedUnder(receipt)}`);
+    FROM (SELECT 1) AS one LEFT JOIN write_receipts r ON ${unexpiredUnder(receipt)}`);
   const completed = row.found ? toStored(receiptRow.parse(row)) : null;
   return { keyLive: row.key_live, completed };
 }

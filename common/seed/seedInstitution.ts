@@ -29,7 +29,7 @@ export interface SeedOptions extends SeedCounts {
   onProgress?: (seeded: SeedCounts) => void;
 }
 
-export class SeedError extends Error {}
+class SeedError extends Error {}
 
 /** Upper bound of every count: keeps the sequence numbers inside integer and a run finite. */
 export const MAX_SEED_COUNT = 100_000_000;

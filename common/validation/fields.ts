@@ -74,6 +74,3 @@ export const currencyCode = z
     message: 'must be an ISO 4217 currency code such as USD',
     params: { code: 'invalid_value' },
   });
-
-/** Money from Postgres numeric(14,2) text to the JSON number clients send and receive. */
-export const moneyToJson = (value: string): number => Number(value);

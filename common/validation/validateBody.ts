@@ -107,7 +107,7 @@ function codeOf(issue: z.core.$ZodIssue): FieldErrorCode {
   }
 }
 
-export const requiredError = (param: string): FieldError => ({
+const requiredError = (param: string): FieldError => ({
   param,
   code: 'required',
   message: 'is required',

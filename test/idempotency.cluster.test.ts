@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import {
+  acquireLock,
+  extendLock,
+  lockKeyFor,
+  newLockToken,
+  releaseLock,
+  settleLock,
+} from '../common/idempotency/lock.js';
+import { freePort, waitForPort } from './helpers/processes.js';
+import { waitFor } from './helpers/wait.js';
+
+/**
+ * The idempotency scripts on a Redis in cluster mode (one node holding every slot), where Redis
+ * refuses a script that touches a key it was not given in a slot other than its own: so they
+ * would also run on a cluster of many nodes, next to a queue in any slot (ARCHITECTURE.md,
+ * "Scaling out").
+ */
+
+let server: ChildProcess;
+let dir: string;
+let redis: Redis;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'dgs-redis-cluster-'));
+  const port = await freePort();
+  server = spawn(
+    'redis-server',
+    [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+      ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
+      ...['--save', '', '--appendonly', 'no'],
+    ],
+    { stdio: 'ignore' },
+  );
+  await waitForPort(port);
+  redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+  await redis.connect();
+  await redis.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  await waitFor(
+    async () => String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:ok'),
+    10_000,
+    'the one-node cluster',
+  );
+});
+afterAll(async () => {
+  redis?.disconnect();
+  if (server && server.exitCode === null) {
+    const gone = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGKILL');
+    await gone;
+  }
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('the cluster refuses a script that reads a key it was not given (the check the scripts pass)', async () => {
+  await expect(
+    redis.eval(
+      "#!lua\nredis.call('get', KEYS[1])\nreturn redis.call('exists', 'dgm:writes:some-job')",
+      1,
+      'dgm:idempotency-lock:1:abc',
+    ),
+  ).rejects.toThrow(/do not hash to the same slot/);
+});
+
+test('lease, extension, done marker and release run on a cluster', async () => {
+  const key = lockKeyFor('dgm', 1, 'cluster-key');
+  const token = newLockToken('fingerprint', 'req_one');
+  const other = newLockToken('other', 'req_two');
+
+  await redis.call('SCRIPT', 'FLUSH');
+  expect(await acquireLock(redis, key, token)).toEqual({ state: 'acquired' });
+  expect(await acquireLock(redis, key, other)).toEqual({
+    state: 'in_flight',
+    holderFingerprint: 'fingerprint',
+  });
+  await extendLock(redis, key, token, 60_000);
+  expect(await redis.pttl(key)).toBeGreaterThan(2_000);
+  // A refusal of another request leaves a lease it does not hold alone.
+  await settleLock(redis, key, other, false, 300);
+  expect(await redis.get(key)).toBe(token);
+
+  await settleLock(redis, key, token, true, 300);
+  expect(await redis.get(key)).toBe('done:fingerprint');
+  expect(await redis.ttl(key)).toBeLessThanOrEqual(300);
+  expect(await acquireLock(redis, key, other)).toEqual({
+    state: 'done',
+    fingerprint: 'fingerprint',
+  });
+  // A marker whose receipt expired is taken over.
+  expect(await acquireLock(redis, key, other, false)).toEqual({ state: 'acquired' });
+  await releaseLock(redis, key, token);
+  expect(await redis.get(key)).toBe(other);
+  await settleLock(redis, key, other, false, 300);
+  expect(await redis.exists(key)).toBe(0);
+});

@@ -79,6 +79,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
       version: 'v1',
       summary: 'Donors, gifts, funds, staff, award cycles, scholarships and awards.',
       description: introduction(),
+      contact: { name: 'The operator of this deployment' },
     },
     servers: [{ url: '/', description: 'This service' }],
     security: [{ ApiKey: [] }],

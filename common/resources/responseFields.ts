@@ -64,7 +64,10 @@ export const listEnvelope = (endpoint: string, item: z.ZodType) =>
       .string()
       .nullable()
       .describe('Pass as `ending_before` to page backward; null when nothing precedes this page.'),
-    data: z.array(item).describe('The records of this page, newest first.'),
+    data: z
+      .array(item)
+      .max(100)
+      .describe('The records of this page, newest first (at most `limit`, 100 at most).'),
   });
 
 /** The names a record's response carries that its request body may not set: its read-only fields. */

@@ -10,13 +10,23 @@ const nulProblem = {
   message: 'must not contain the NUL character (\\u0000)',
   params: { code: 'invalid_format' },
 };
+/**
+ * A lone UTF-16 surrogate (`"\ud800"` in JSON) has no UTF-8 form: Postgres would store U+FFFD
+ * instead, and what a create answered would not be what is stored. Such text is refused.
+ */
+const surrogateProblem = {
+  message: 'must be valid Unicode text (it holds a lone UTF-16 surrogate)',
+  params: { code: 'invalid_value' },
+};
+const wellFormed = (value: string) => value.isWellFormed();
 
 export const text = (max: number) =>
   z
     .string({ message: 'must be a string' })
     .trim()
     .max(max, { message: `must be at most ${max} characters` })
-    .refine(withoutNul, nulProblem);
+    .refine(withoutNul, nulProblem)
+    .refine(wellFormed, surrogateProblem);
 
 export const MAX_AMOUNT = 999_999_999_999.99;
 
@@ -54,6 +64,7 @@ export const email = z
   .trim()
   .max(254, { message: 'must be at most 254 characters' })
   .refine(withoutNul, nulProblem)
+  .refine(wellFormed, surrogateProblem)
   .pipe(z.email({ message: 'must be a valid email address' }));
 
 export const recordId = z

@@ -67,6 +67,25 @@ function requireToken(token: string): RequestHandler {
   };
 }
 
+/** Bull Board's page links its fonts from Google's servers: the one tag that leaves this host. */
+const thirdPartyLinks = /<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g;
+
+/**
+ * An operator console must work offline and tell no third party that it was opened: the page is
+ * sent without links off this host (the browser's own fonts stand in), and its Content Security
+ * Policy lets it load nothing from elsewhere, whatever a later Bull Board adds.
+ */
+const servedFromHere: RequestHandler = (_req, res, next) => {
+  res.set(
+    'Content-Security-Policy',
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+  );
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) =>
+    send(typeof body === 'string' ? body.replace(thirdPartyLinks, '') : body);
+  next();
+};
+
 export function adminDashboard({ token, queue }: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
@@ -81,6 +100,6 @@ export function adminDashboard({ token, queue }: AdminDashboardOptions): Router 
     options: { uiConfig: { boardTitle: 'Donor and gift writes', hideDocsLink: true } },
   });
   const router = Router();
-  router.use(ADMIN_QUEUES_PATH, requireToken(token), board.getRouter());
+  router.use(ADMIN_QUEUES_PATH, requireToken(token), servedFromHere, board.getRouter());
   return router;
 }

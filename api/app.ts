@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import { buildOpenApiDocument } from '../common/openapi/document.js';
 import type { Redis } from '../common/redis.js';
+import type { WorkerPresence } from '../common/workerPresence.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter, onlyGet } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   /** Keys confirmed in the last seconds, shared with the gateway (which forgets revoked ones). */
   recentKeys: RecentKeys;
   redis: Redis;
+  /** Whether a worker is running, for /ready. */
+  workers: WorkerPresence;
   gateway: WriteGateway;
   logger: Logger;
   cursors: CursorSettings;
@@ -115,8 +118,9 @@ export function createApp(deps: AppDeps): Express {
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Ready to serve writes: Postgres and Redis answer, and a worker is running to commit them.
   app.get('/ready', async (_req, res) => {
-    const [database, redis] = await Promise.all([
+    const [database, redis, worker] = await Promise.all([
       deps.pool.oneFirst(sql.unsafe`SELECT 1`).then(
         () => true,
         () => false,
@@ -125,11 +129,12 @@ export function createApp(deps: AppDeps): Express {
         () => true,
         () => false,
       ),
+      deps.workers.present().catch(() => false),
     ]);
-    const ready = database && redis;
+    const ready = database && redis && worker;
     res
       .status(ready ? 200 : 503)
-      .json({ status: ready ? 'ready' : 'unavailable', database, redis });
+      .json({ status: ready ? 'ready' : 'unavailable', database, redis, worker });
   });
 
   app.all(['/metrics', '/health', '/ready'], onlyGet);

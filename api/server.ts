@@ -9,6 +9,7 @@ import { createRedis, redisOptions } from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
+import { WorkerPresence } from '../common/workerPresence.js';
 
 export interface RunningApi {
   server: Server;
@@ -37,6 +38,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
+  const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
   const gateway = new WriteGateway({
     config,
     metrics,
@@ -45,11 +47,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     queue,
     queueEvents,
     recentKeys,
+    workers,
   });
   const app = createApp({
     pool,
     recentKeys,
     redis,
+    workers,
     gateway,
     logger,
     metrics,

@@ -25,6 +25,7 @@ import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
 import { watchForResult, WRITE_JOB } from '../common/queue.js';
 import type { Redis } from '../common/redis.js';
+import type { WorkerPresence } from '../common/workerPresence.js';
 import type { RecentKeys } from './recentKeys.js';
 
 export interface GatewayDeps {
@@ -35,7 +36,14 @@ export interface GatewayDeps {
   queue: WriteQueue;
   queueEvents: QueueEvents;
   recentKeys: RecentKeys;
+  workers: WorkerPresence;
 }
+
+const noWorker = failure(
+  errors.serviceUnavailable(
+    'No worker is running to commit writes. Nothing was written; retry shortly with the same Idempotency-Key.',
+  ),
+);
 
 const idempotencyOutcomes: Record<string, string> = {
   idempotency_key_in_flight: 'in_flight',
@@ -63,6 +71,9 @@ export class WriteGateway {
   }
 
   async submit(job: WriteJob): Promise<WriteResult> {
+    // With no worker running, a write would only wait for WRITE_TIMEOUT_MS and leave its key held:
+    // answer 503 at once, with nothing queued and the key free.
+    if (!(await this.deps.workers.present())) return noWorker;
     const result = await this.submitOnce(job);
     // The key was admitted from the recent list and a worker (or the receipt lookup) found it
     // revoked: the next request asks Postgres.

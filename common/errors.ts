@@ -157,13 +157,15 @@ export const errors = {
       code: 'internal_error',
       message: 'Something went wrong on our side. The request id identifies it in our logs.',
     }),
-  serviceUnavailable: () =>
+  serviceUnavailable: (
+    message = 'The service cannot reach its database or queue right now. Retry shortly.',
+  ) =>
     new ApiError(
       503,
       {
         type: 'api_error',
         code: 'service_unavailable',
-        message: 'The service cannot reach its database or queue right now. Retry shortly.',
+        message,
       },
       { 'Retry-After': '1' },
     ),

@@ -1,11 +1,18 @@
 import type { Logger } from './logger.js';
 
+/**
+ * How long a stopping process may take: under the 10 s an orchestrator (or a person at Ctrl+C)
+ * waits, whatever is down. Work in flight that cannot finish by then (its Redis or Postgres is
+ * gone) is abandoned, which is safe: a write's receipt makes its redelivery replay it.
+ */
+export const SHUTDOWN_GRACE_MS = 8_000;
+
 /** SIGTERM/SIGINT: stop taking work, finish what is in flight, close connections, exit. */
 export function onShutdown(
   logger: Logger,
   name: string,
   close: () => Promise<void>,
-  graceMs = 30_000,
+  graceMs = SHUTDOWN_GRACE_MS,
 ): void {
   let stopping = false;
   const stop = (signal: string) => {

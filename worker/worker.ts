@@ -9,6 +9,7 @@ import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
+import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
@@ -57,6 +58,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
   worker.on('failed', (job, error) => logger.error({ err: error, jobId: job?.id }, 'job failed'));
   await worker.waitUntilReady();
+  const stopHeartbeat = startHeartbeat(redis, config.QUEUE_PREFIX);
   const maintenance = await startMaintenance(
     pool,
     redisOptions(config.REDIS_URL, 'blocking'),
@@ -71,6 +73,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   return {
     worker,
     async close() {
+      stopHeartbeat();
       await worker.close();
       await maintenance.close();
       redis.disconnect();

@@ -19,6 +19,11 @@ export const readinessResponse = z.object({
   status: z.enum(['ready', 'unavailable']),
   database: z.boolean().describe('Whether PostgreSQL answered.'),
   redis: z.boolean().describe('Whether Redis answered.'),
+  worker: z
+    .boolean()
+    .describe(
+      'Whether a worker is running (one has sent its heartbeat in the last 5 s). Without one, writes answer 503 at once and queue nothing.',
+    ),
 });
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
@@ -81,17 +86,17 @@ export const operatorPaths: Record<string, Record<string, JsonSchema>> = {
       operationId: 'getReadiness',
       summary: 'Readiness',
       description:
-        'Whether PostgreSQL and Redis answer, for a load balancer or orchestrator. Needs no API key.',
+        'Whether the service can take writes, for a load balancer or orchestrator: PostgreSQL and Redis answer, and a worker is running. Needs no API key.',
       tags: ['Operations'],
       security: [],
       responses: {
         '200': {
-          description: 'Both dependencies answer.',
+          description: 'Both dependencies answer and a worker is running.',
           headers: requestIdHeader,
           content: json(schemaRef('Readiness')),
         },
         '503': {
-          description: 'A dependency does not answer.',
+          description: 'A dependency does not answer, or no worker is running.',
           headers: requestIdHeader,
           content: json(schemaRef('Readiness')),
         },

@@ -4,7 +4,8 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { createApiMetrics } from '../common/metrics.js';
-import { createWriteQueue, createWriteQueueEvents } from '../common/queue.js';
+import { createWriteQueue } from '../common/queue.js';
+import { ReplyInbox } from '../common/replies.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
@@ -25,14 +26,11 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   });
   const redis = createRedis(config.REDIS_URL, 'request');
   const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
-  const queueEvents = createWriteQueueEvents(
-    redisOptions(config.REDIS_URL, 'blocking'),
-    config.QUEUE_PREFIX,
-  );
+  // A connection of its own: a subscribed connection takes no other command.
+  const replies = new ReplyInbox(createRedis(config.REDIS_URL, 'blocking'), config.QUEUE_PREFIX);
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
-  queueEvents.on('error', (error) => logger.warn({ err: error }, 'queue events connection error'));
-  // Waiters must be subscribed before the first job can finish.
-  await Promise.all([queue.waitUntilReady(), queueEvents.waitUntilReady()]);
+  // Subscribed before the first job is queued, so no reply can come first.
+  await Promise.all([queue.waitUntilReady(), replies.start()]);
 
   const metrics = createApiMetrics(pool, () =>
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
@@ -45,7 +43,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     pool,
     redis,
     queue,
-    queueEvents,
+    replies,
     recentKeys,
     workers,
   });
@@ -78,7 +76,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       server.closeIdleConnections();
       await closed;
       clearInterval(sweep);
-      await queueEvents.close();
+      await replies.close();
       await queue.close();
       redis.disconnect();
       await pool.end();

@@ -1,4 +1,3 @@
-import type { QueueEvents } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import type { Command } from '../common/commands/command.js';
 import {
@@ -23,7 +22,8 @@ import {
 } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { WriteQueue } from '../common/queue.js';
-import { watchForResult, WRITE_JOB } from '../common/queue.js';
+import { WRITE_JOB } from '../common/queue.js';
+import type { ReplyInbox } from '../common/replies.js';
 import type { Redis } from '../common/redis.js';
 import type { WorkerPresence } from '../common/workerPresence.js';
 import type { RecentKeys } from './recentKeys.js';
@@ -34,7 +34,8 @@ export interface GatewayDeps {
   pool: DatabasePool;
   redis: Redis;
   queue: WriteQueue;
-  queueEvents: QueueEvents;
+  /** This process's reply channel: the worker answers each write there. */
+  replies: ReplyInbox;
   recentKeys: RecentKeys;
   workers: WorkerPresence;
 }
@@ -146,13 +147,13 @@ export class WriteGateway {
 
   private async enqueueAndWait(job: WriteJob, onQueued?: () => void): Promise<WriteResult> {
     // Listening before the job exists means its completion cannot be missed.
-    const waiting = watchForResult(
-      this.deps.queueEvents,
-      job.requestId,
-      this.deps.config.WRITE_TIMEOUT_MS,
-    );
+    const waiting = this.deps.replies.watch(job.requestId, this.deps.config.WRITE_TIMEOUT_MS);
     try {
-      await this.deps.queue.add(WRITE_JOB, job, { jobId: job.requestId });
+      await this.deps.queue.add(
+        WRITE_JOB,
+        { ...job, replyTo: this.deps.replies.channel },
+        { jobId: job.requestId },
+      );
     } catch (error) {
       waiting.cancel();
       throw error;

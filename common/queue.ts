@@ -1,5 +1,4 @@
-import type { EventEmitter } from 'node:events';
-import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { WriteJob, WriteResult } from './commands/runWrite.js';
 
 export const WRITE_QUEUE = 'writes';
@@ -23,13 +22,12 @@ const writeJobOptions: JobsOptions = {
 };
 
 /**
- * The API learns each write's outcome from the queue's event stream, which Redis trims to this
- * many events (BullMQ's default is 10,000: about two seconds of writes at full speed, five events
- * each). An API process that falls behind for longer (a long GC pause, a starved CPU) would
- * find its outcomes trimmed away and answer 504 to writes that succeeded. 100,000 events cover
- * about 20 s at 1,000 writes/s, for some 14 MB of Redis.
+ * BullMQ writes every job's events to a stream, which Redis trims to this many. Nothing in the
+ * write path reads it (the worker answers each API process on its own channel:
+ * common/replies.ts); it is there for the dashboard and for an operator's tools, so it is kept
+ * short.
  */
-export const EVENT_STREAM_MAX_LENGTH = 100_000;
+export const EVENT_STREAM_MAX_LENGTH = 10_000;
 
 export function createWriteQueue(connection: ConnectionOptions, prefix: string): WriteQueue {
   const queue: WriteQueue = new Queue(WRITE_QUEUE, {
@@ -40,51 +38,4 @@ export function createWriteQueue(connection: ConnectionOptions, prefix: string):
   });
   queue.setMaxListeners(0);
   return queue;
-}
-
-export function createWriteQueueEvents(connection: ConnectionOptions, prefix: string): QueueEvents {
-  const events = new QueueEvents(WRITE_QUEUE, { connection, prefix });
-  // One waiter per in-flight request listens here.
-  events.setMaxListeners(0);
-  return events;
-}
-
-export interface ResultWatch {
-  /** The job's outcome, or 'timeout' after `ttlMs`; rejects if the job failed. */
-  result: Promise<WriteResult | 'timeout'>;
-  /** Stops listening (the job was never queued). */
-  cancel(): void;
-}
-
-/**
- * Listens for one job's outcome. Call it before adding the job: QueueEvents reads the event
- * stream onwards from where it started, so an outcome can then not be missed, and no Redis
- * round trip is needed to ask whether the job already finished. Unlike BullMQ's
- * Job.waitUntilFinished, nothing here can escape as an unhandled rejection.
- */
-export function watchForResult(events: QueueEvents, jobId: string, ttlMs: number): ResultWatch {
-  // QueueEvents also emits per-job events (`completed:<id>`), which its typings do not list.
-  const emitter = events as unknown as EventEmitter;
-  const completedEvent = `completed:${jobId}`;
-  const failedEvent = `failed:${jobId}`;
-  let settle: (done: () => void) => void = () => {};
-  const result = new Promise<WriteResult | 'timeout'>((resolve, reject) => {
-    let settled = false;
-    settle = (done) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      emitter.off(completedEvent, onCompleted);
-      emitter.off(failedEvent, onFailed);
-      done();
-    };
-    const onCompleted = (args: { returnvalue: unknown }) =>
-      settle(() => resolve(args.returnvalue as WriteResult));
-    const onFailed = (args: { failedReason: string }) =>
-      settle(() => reject(new Error(args.failedReason)));
-    const timer = setTimeout(() => settle(() => resolve('timeout')), ttlMs);
-    emitter.on(completedEvent, onCompleted);
-    emitter.on(failedEvent, onFailed);
-  });
-  return { result, cancel: () => settle(() => {}) };
 }

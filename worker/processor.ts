@@ -13,6 +13,7 @@ import {
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
+import { sendReply } from '../common/replies.js';
 import type { GroupCommit } from './groupCommit.js';
 
 export interface ProcessorDeps {
@@ -61,11 +62,19 @@ export function createProcessor(deps: ProcessorDeps) {
     const data = job.data;
     // Bound into each line rather than a child logger per job, which would cost every job.
     const context: LogContext = { requestId: data.requestId, jobId: job.id, command: data.command };
+    /**
+     * The outcome goes to the waiting API process, after the key is settled and on the same
+     * (pipelining) connection, so Redis has the key done before the API can answer.
+     */
+    const answer = (result: WriteResult): WriteResult => {
+      if (data.replyTo) sendReply(deps.redis, data.replyTo, { jobId: data.requestId, result });
+      return result;
+    };
     const command = commands.get(data.command);
     if (!command) {
       deps.logger.error(context, 'unknown command');
       await settle(data, false, context);
-      return failure(errors.internal());
+      return answer(failure(errors.internal()));
     }
     const started = performance.now();
     if (job.processedOn) {
@@ -85,12 +94,18 @@ export function createProcessor(deps: ProcessorDeps) {
     } catch (error) {
       if (!isUnavailableError(error)) {
         await settle(data, false, context);
+        if (data.replyTo) {
+          sendReply(deps.redis, data.replyTo, { jobId: data.requestId, failed: String(error) });
+        }
         throw error;
       }
       deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
-    await settle(data, result.ok, context);
+    // The settle's command is sent first, the reply after it on the same connection.
+    const settled = settle(data, result.ok, context);
+    answer(result);
+    await settled;
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);
     if (deps.logger.isLevelEnabled('info')) {

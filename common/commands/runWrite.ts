@@ -22,6 +22,8 @@ export interface WriteJob {
   request: WriteRequest;
   fingerprint: string;
   idempotencyKey: string | null;
+  /** The channel of the API process waiting for the outcome (common/replies.ts); not on dry runs. */
+  replyTo?: string;
 }
 
 /** Business outcomes travel back as data: BullMQ passes a thrown error on only as a string. */

@@ -67,7 +67,8 @@ export function createProcessor(deps: ProcessorDeps) {
      * (pipelining) connection, so Redis has the key done before the API can answer.
      */
     const answer = (result: WriteResult): WriteResult => {
-      if (data.replyTo) sendReply(deps.redis, data.replyTo, { jobId: data.requestId, result });
+      if (data.replyTo)
+        sendReply(deps.redis, data.replyTo, { jobId: job.id ?? data.requestId, result });
       return result;
     };
     const command = commands.get(data.command);
@@ -95,7 +96,10 @@ export function createProcessor(deps: ProcessorDeps) {
       if (!isUnavailableError(error)) {
         await settle(data, false, context);
         if (data.replyTo) {
-          sendReply(deps.redis, data.replyTo, { jobId: data.requestId, failed: String(error) });
+          sendReply(deps.redis, data.replyTo, {
+            jobId: job.id ?? data.requestId,
+            failed: String(error),
+          });
         }
         throw error;
       }

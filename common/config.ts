@@ -5,8 +5,11 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.url(),
-  REDIS_URL: z.url(),
+  REDIS_URL: z.url().refine((url) => /^rediss?:\/\//.test(url), {
+    message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
+  }),
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  NODE_ENV: z.string().optional(),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   WRITE_TIMEOUT_MS: positiveInt(10_000),
@@ -42,12 +45,21 @@ const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** The sample secret of docker-compose.yml: fine for a try-out, never for production. */
+export const SAMPLE_CURSOR_SECRET = 'change-me-to-32-or-more-random-characters';
+
 export class ConfigError extends Error {}
 
 /** Parses the environment; the first bad variable is reported by name in one line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    if (result.data.NODE_ENV === 'production' && result.data.CURSOR_SECRET === SAMPLE_CURSOR_SECRET)
+      throw new ConfigError(
+        'Invalid configuration: CURSOR_SECRET is the sample value of docker-compose.yml; in production set a secret of your own (openssl rand -hex 32).',
+      );
+    return result.data;
+  }
   const issue = result.error.issues[0];
   const name = String(issue?.path[0] ?? 'environment');
   const value = env[name];

@@ -25,8 +25,37 @@ export interface Table<Row extends Stored, Fields extends object> {
   writeAs?: { [K in keyof Fields]?: (value: Fields[K]) => ValueExpression };
 }
 
+/** Statement parts built once per table: every write of a resource would otherwise rebuild them. */
+const selectLists = new WeakMap<object, FragmentSqlToken>();
+const insertLists = new WeakMap<object, Map<string, FragmentSqlToken>>();
+
 /** The SELECT list of a table's row. */
 function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
+  const cached = selectLists.get(table);
+  if (cached) return cached;
+  const list = buildColumns(table);
+  selectLists.set(table, list);
+  return list;
+}
+
+/** `institution_id, <the fields' columns>`, for fields in the order given. */
+function insertColumns(table: object, names: readonly string[]): FragmentSqlToken {
+  let byNames = insertLists.get(table);
+  if (!byNames) insertLists.set(table, (byNames = new Map()));
+  const key = names.join(',');
+  let list = byNames.get(key);
+  if (!list) {
+    const columns = [
+      sql.fragment`institution_id`,
+      ...names.map((name) => sql.fragment`${sql.identifier([name])}`),
+    ];
+    list = sql.fragment`${sql.join(columns, sql.fragment`, `)}`;
+    byNames.set(key, list);
+  }
+  return list;
+}
+
+function buildColumns<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
   const readAs: Partial<Record<string, FragmentSqlToken>> = table.readAs ?? {};
   const columns = Object.keys(table.row.shape).map((name) => {
     const expression = readAs[name];
@@ -73,11 +102,12 @@ export function insertFragment<Row extends Stored, Fields extends object>(
   guard: FragmentSqlToken,
 ): FragmentSqlToken {
   const values = valuesOf(table as Table<Stored, Fields>, fields);
+  const columns = insertColumns(
+    table,
+    values.map(([name]) => name),
+  );
   return sql.fragment`
-    INSERT INTO ${sql.identifier([table.name])} (institution_id, ${sql.join(
-      values.map(([name]) => sql.identifier([name])),
-      sql.fragment`, `,
-    )})
+    INSERT INTO ${sql.identifier([table.name])} (${columns})
     SELECT ${institutionId}, ${sql.join(
       values.map(([, value]) => value),
       sql.fragment`, `,
@@ -93,11 +123,12 @@ export function insertRow<Row extends Stored, Fields extends object>(
   fields: Fields,
 ): Promise<Row> {
   const values = valuesOf(table as Table<Stored, Fields>, fields);
+  const columns = insertColumns(
+    table,
+    values.map(([name]) => name),
+  );
   return db.one(sql.type(table.row)`
-    INSERT INTO ${sql.identifier([table.name])} (institution_id, ${sql.join(
-      values.map(([name]) => sql.identifier([name])),
-      sql.fragment`, `,
-    )})
+    INSERT INTO ${sql.identifier([table.name])} (${columns})
     VALUES (${institutionId}, ${sql.join(
       values.map(([, value]) => value),
       sql.fragment`, `,

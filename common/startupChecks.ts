@@ -1,0 +1,117 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { Config } from './config.js';
+import { migrationsDir } from './db/migrate.js';
+import { redisOptions } from './redis.js';
+
+/**
+ * What the API and the worker check before they start, so that a broken setting ends the process
+ * within seconds with one line saying what is wrong and what to do, instead of a stack trace, a
+ * process that never listens, or one that starts and answers 500.
+ */
+export class StartupError extends Error {}
+
+const TIMEOUT_MS = 4_000;
+
+/** `host:port` of a URL, for messages (never its credentials). */
+const whereOf = (url: string, defaultPort: number) => {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || defaultPort}`;
+};
+
+/** The SQLSTATE or network code of a driver error. */
+const codeOf = (error: unknown) => String((error as { code?: unknown } | null)?.code ?? '');
+
+/** Which migrations the database lacks (none: it is up to date). */
+async function pendingMigrations(client: pg.Client): Promise<string[]> {
+  const files = (await readdir(migrationsDir))
+    .filter((name) => name.endsWith('.sql'))
+    .map((name) => path.basename(name, '.sql'))
+    .sort();
+  let applied = new Set<string>();
+  try {
+    const { rows } = await client.query<{ name: string }>('SELECT name FROM pgmigrations');
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    // 42P01: no migrations table, so nothing was ever migrated.
+    if (codeOf(error) !== '42P01') throw error;
+  }
+  return files.filter((name) => !applied.has(name));
+}
+
+async function checkPostgres(databaseUrl: string): Promise<void> {
+  const where = whereOf(databaseUrl, 5432);
+  const database = decodeURIComponent(new URL(databaseUrl).pathname.slice(1)) || 'postgres';
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: TIMEOUT_MS,
+    query_timeout: TIMEOUT_MS,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === '3D000')
+      throw new StartupError(
+        `PostgreSQL at ${where} has no database "${database}": create it (createdb ${database}), then run \`npm run migrate\`.`,
+      );
+    if (code === '28P01' || code === '28000')
+      throw new StartupError(
+        `PostgreSQL at ${where} refused the user or password in DATABASE_URL: correct DATABASE_URL.`,
+      );
+    throw new StartupError(
+      `PostgreSQL at ${where} does not answer (${code || (error as Error).message}): start it, or set DATABASE_URL to one that runs.`,
+    );
+  }
+  try {
+    const pending = await pendingMigrations(client);
+    if (pending.length)
+      throw new StartupError(
+        `The database "${database}" is not migrated (${pending.length} migration${pending.length === 1 ? '' : 's'} pending, from ${pending[0]}): run \`npm run migrate\`.`,
+      );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function checkRedis(redisUrl: string): Promise<void> {
+  const where = whereOf(redisUrl, 6379);
+  const redis = new Redis({
+    ...redisOptions(redisUrl, 'request'),
+    connectTimeout: TIMEOUT_MS,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new StartupError(
+      `Redis at ${where} does not answer (${codeOf(error) || (error as Error).message}): start it, or set REDIS_URL to one that runs.`,
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Both stores answer and the database holds every migration; else a StartupError. */
+export async function checkDependencies(config: Config): Promise<void> {
+  await Promise.all([checkPostgres(config.DATABASE_URL), checkRedis(config.REDIS_URL)]);
+}
+
+/** Entry points call this: a failed check stops the process with its one line. */
+export async function checkDependenciesOrExit(config: Config): Promise<void> {
+  try {
+    await checkDependencies(config);
+  } catch (error) {
+    if (error instanceof StartupError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

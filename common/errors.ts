@@ -55,6 +55,12 @@ const invalid = (status: number, code: string, message: string, param?: string) 
     ...(param ? { param } : {}),
   });
 
+/**
+ * A 422 lists every problem up to this many: a body of thousands of unknown fields must not make
+ * an answer of thousands of entries (the document states the bound as maxItems).
+ */
+export const MAX_FIELD_ERRORS = 100;
+
 export const errors = {
   invalidJson: (message = 'The request body must be a JSON object.') =>
     invalid(400, 'invalid_json', message),
@@ -140,15 +146,18 @@ export const errors = {
     ),
   validationFailed: (fieldErrors: FieldError[]) => {
     const first = fieldErrors[0];
+    const listed = fieldErrors.slice(0, MAX_FIELD_ERRORS);
     return new ApiError(422, {
       type: 'invalid_request_error',
       code: 'validation_failed',
       message:
         fieldErrors.length === 1 && first
           ? `${first.param}: ${first.message}`
-          : `The request has ${fieldErrors.length} invalid fields.`,
+          : fieldErrors.length > MAX_FIELD_ERRORS
+            ? `The request has ${fieldErrors.length} problems; the first ${MAX_FIELD_ERRORS} are listed.`
+            : `The request has ${fieldErrors.length} invalid fields.`,
       ...(first ? { param: first.param } : {}),
-      errors: fieldErrors,
+      errors: listed,
     });
   },
   internal: () =>

@@ -81,7 +81,14 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
       description: introduction(),
       contact: { name: 'The operator of this deployment' },
     },
-    servers: [{ url: '/', description: 'This service' }],
+    // One deployment per document: the one that serves it, so its own host (production or not).
+    servers: [
+      {
+        url: '/',
+        description: 'This deployment: the host that serves this document.',
+        'x-internal': false,
+      },
+    ],
     security: [{ ApiKey: [] }],
     tags: tags(),
     paths: { ...paths, ...operatorPaths },

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { errors, type ApiError, type ErrorType, type FieldErrorCode } from '../errors.js';
+import {
+  errors,
+  MAX_FIELD_ERRORS,
+  type ApiError,
+  type ErrorType,
+  type FieldErrorCode,
+} from '../errors.js';
 import { toJsonSchema, type JsonSchema } from './jsonSchema.js';
 
 /**
@@ -138,8 +144,11 @@ const envelopeWith = (codes?: readonly [ErrorCode, ...ErrorCode[]]) =>
             message: z.string(),
           }),
         )
+        .max(MAX_FIELD_ERRORS)
         .optional()
-        .describe('Every problem found (validation_failed only), not just the first.'),
+        .describe(
+          `Every problem found (validation_failed only), not just the first; at most ${MAX_FIELD_ERRORS}, and the message says when there were more.`,
+        ),
       request_id: z
         .string()
         .regex(/^req_[0-9a-f]{24}$/)

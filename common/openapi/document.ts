@@ -85,7 +85,8 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
     servers: [
       {
         url: '/',
-        description: 'This deployment: the host that serves this document.',
+        description:
+          'The deployment that serves this document, production, staging or local alike: the API is on its own host.',
         'x-internal': false,
       },
     ],

@@ -42,7 +42,7 @@ export const donorResponse = z.object({
   assigned_user_id: reference('assigned user').nullable(),
   status: z.enum(donorStatuses),
   gives_anonymously: z.boolean(),
-  tag_ids: z.array(reference('tag')).describe('The donor’s tags, in the order given.'),
+  tag_ids: z.array(reference('tag')).max(50).describe('The donor’s tags, in the order given.'),
   ...timestamps,
 });
 export type DonorResponse = z.infer<typeof donorResponse>;

@@ -7,8 +7,9 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // The fault-injection suite has its own command (npm run test:faults, jest.faults.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/'],
+  // The serial suite (fault injection, the README's blocks) has its own command:
+  // npm run test:faults, jest.faults.config.js.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/', '<rootDir>/test/readme/'],
   globalSetup: '<rootDir>/test/helpers/globalSetup.js',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.js',
   testTimeout: 60000,

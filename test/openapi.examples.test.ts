@@ -187,3 +187,9 @@ test.each([
     expect(stored).toBe(true);
   },
 );
+
+test('the document says what a dry run does not predict: a used Idempotency-Key', () => {
+  const intro = document.info.description as string;
+  expect(intro).toContain('predicts the real call as the first use of its `Idempotency-Key`');
+  expect(intro).toContain('422 `idempotency_key_request_mismatch`');
+});

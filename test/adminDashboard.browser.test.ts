@@ -3,45 +3,22 @@
  * the operator's token, the board renders the write queue, and the page makes no request off the
  * service's own host (it must work offline and tell no third party it was opened).
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { closeBrowser, launchChromium } from './helpers/browser.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'operator-token-for-the-browser-0123';
 
 let service: TestService;
 let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: this test drives Debian's Chromium. ` +
-        'Install it with `apt-get install -y chromium` (.ci/run does this on CI).',
-    );
-  }
   service = await startTestService({ ADMIN_TOKEN: TOKEN });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium('this test');
 });
 
 afterAll(async () => {
-  await Promise.race([
-    browser?.close(),
-    new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
-  ]);
+  await closeBrowser(browser);
   await service?.close();
 }, 90_000);
 

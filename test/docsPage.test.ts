@@ -6,10 +6,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { closeBrowser, launchChromium } from './helpers/browser.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const artifacts = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -35,37 +35,13 @@ let browser: Browser | undefined;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the docs page test drives Debian's Chromium. ` +
-        'Install it with `apt-get install -y chromium` (.ci/run does this on CI).',
-    );
-  }
   service = await startTestService();
-  // launch() gives Chromium a fresh, throwaway profile and lets close() end its process.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium('the docs page test');
   context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 });
 
 afterAll(async () => {
-  // Under a loaded machine Chromium can be slow to quit: bound the wait so the service still closes.
-  await Promise.race([
-    browser?.close(),
-    new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
-  ]);
+  await closeBrowser(browser);
   await service?.close();
 }, 90_000);
 

@@ -77,7 +77,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
     info: {
       title: 'Donor and Gift Management Service',
       version: 'v1',
-      summary: 'Donors, gifts, funds, staff, award cycles, scholarships and awards.',
+      summary: 'Donors, tags, gifts, funds, staff, award cycles, scholarships and awards.',
       description: introduction(),
       contact: { name: 'The operator of this deployment' },
     },

@@ -210,7 +210,10 @@ export async function createDemoInstitution(
   const created = await createInstitution(pool, INSTITUTION, 'USD');
   const ids = await fillInstitution(new ApiClient(apiUrl, created.apiKey.key));
   await seedInstitution(pool, { institutionId: created.institution.id, ...SEEDED });
-  return { institutionId: created.institution.id, key: created.apiKey.key, ...ids };
+  // The user gets a key of its own: the filling key may have spent this second's rate budget
+  // (RATE_LIMIT_PER_SECOND), and the printed curls must work at once.
+  const apiKey = await pool.transaction((db) => insertApiKey(db, created.institution.id));
+  return { institutionId: created.institution.id, key: apiKey.key, ...ids };
 }
 
 const idRow = z.object({ id: z.number() });

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { errors } from '../../common/errors.js';
 
@@ -11,11 +11,19 @@ import { errors } from '../../common/errors.js';
 export function rateLimit(perSecond: number): RequestHandler {
   if (perSecond === 0) return (_req, _res, next) => next();
   const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
+  /** What is left of the key's budget, on every answer it gets (429s included). */
+  const tell = (res: Response, state: RateLimiterRes) =>
+    res.set({
+      'RateLimit-Limit': String(perSecond),
+      'RateLimit-Remaining': String(Math.max(0, state.remainingPoints)),
+      'RateLimit-Reset': String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))),
+    });
   return async (_req, res, next) => {
     try {
-      await limiter.consume(res.locals.principal.apiKeyId);
+      tell(res, await limiter.consume(res.locals.principal.apiKeyId));
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      tell(res, refusal);
       throw errors.rateLimited(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)));
     }
     next();

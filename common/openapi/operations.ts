@@ -14,6 +14,7 @@ import {
   headerRef,
   idPathParameter,
   pageParameters,
+  rateLimitHeaders,
   requestIdHeader,
   writeParameters,
 } from './parameters.js';
@@ -55,6 +56,8 @@ function errorResponses(codes: readonly ErrorCode[], needs: Needs): Record<strin
       description: describeCodes(group),
       headers: {
         ...requestIdHeader,
+        // A 401 comes before the key is known, so before its budget; a 5xx says nothing of it.
+        ...(status >= 400 && status < 500 && status !== 401 ? rateLimitHeaders : {}),
         ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
       },
       content: {
@@ -77,7 +80,7 @@ const success = (
   headers: Record<string, JsonSchema> = {},
 ): JsonSchema => ({
   description,
-  headers: { ...requestIdHeader, ...headers },
+  headers: { ...requestIdHeader, ...rateLimitHeaders, ...headers },
   content: { 'application/json': { schema } },
 });
 

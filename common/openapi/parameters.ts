@@ -90,6 +90,26 @@ export const sharedHeaders: Record<string, JsonSchema> = {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'string' },
   },
+  RateLimitLimit: {
+    description:
+      'Requests this API key may make per second to this API process (`RATE_LIMIT_PER_SECOND`). Absent when the operator turned the limit off.',
+    schema: { type: 'string', pattern: '^[1-9][0-9]*$' },
+  },
+  RateLimitRemaining: {
+    description: 'What is left of that budget in the current second.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  RateLimitReset: {
+    description: 'Seconds until the budget is whole again.',
+    schema: { type: 'string', pattern: '^[1-9][0-9]*$' },
+  },
+};
+
+/** The key's rate budget, on every answer to an authenticated request. */
+export const rateLimitHeaders = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 };
 
 export const headerRef = (name: keyof typeof sharedHeaders & string): JsonSchema => ({

@@ -58,6 +58,6 @@ export function introduction(): string {
     'Every error, including unknown routes, wrong methods and malformed JSON, answers in one envelope: `{"error": {"type", "code", "message", "param"?, "errors"?, "request_id"}}`. `param` names the field, query parameter or header at fault; `errors` (on 422 `validation_failed`) lists every problem found, each with a `param` (dots for nested fields: `address.postal_code`), a `code` and a `message`.',
     errorTable(),
     'Field `errors[].code` values: `required`, `unknown_field`, `not_allowed` (a field the role or type forbids), `invalid_type`, `invalid_format`, `invalid_value` (not an allowed value), `too_long`, `out_of_range`, `reference_not_found` (missing, or another institution’s), `reference_inactive` (closed fund, deactivated user, retired scholarship), `already_in_use` (uniqueness), `insufficient_fund_balance`.',
-    'Rate limit: each API key may make up to 100 requests a second (the operator’s `RATE_LIMIT_PER_SECOND`), counted by each API process; beyond that the answer is 429 `rate_limited` with `Retry-After` in seconds, and the request does nothing.',
+    'Rate limit: each API key may make up to 100 requests a second (the operator’s `RATE_LIMIT_PER_SECOND`), counted by each API process; beyond that the answer is 429 `rate_limited` with `Retry-After` in seconds, and the request does nothing. Every answer once the key is known says what is left: `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds).',
   ].join('\n\n');
 }

@@ -66,16 +66,17 @@ export function createProcessor(deps: ProcessorDeps) {
      * The outcome goes to the waiting API process, after the key is settled and on the same
      * (pipelining) connection, so Redis has the key done before the API can answer.
      */
-    const answer = (result: WriteResult): WriteResult => {
+    const reply = (outcome: { result: WriteResult } | { failed: string }) => {
       if (data.replyTo)
-        sendReply(deps.redis, data.replyTo, { jobId: job.id ?? data.requestId, result });
-      return result;
+        sendReply(deps.redis, data.replyTo, { jobId: job.id ?? data.requestId, ...outcome });
     };
     const command = commands.get(data.command);
     if (!command) {
       deps.logger.error(context, 'unknown command');
       await settle(data, false, context);
-      return answer(failure(errors.internal()));
+      const result = failure(errors.internal());
+      reply({ result });
+      return result;
     }
     const started = performance.now();
     if (job.processedOn) {
@@ -95,12 +96,7 @@ export function createProcessor(deps: ProcessorDeps) {
     } catch (error) {
       if (!isUnavailableError(error)) {
         await settle(data, false, context);
-        if (data.replyTo) {
-          sendReply(deps.redis, data.replyTo, {
-            jobId: job.id ?? data.requestId,
-            failed: String(error),
-          });
-        }
+        reply({ failed: String(error) });
         throw error;
       }
       deps.logger.warn({ ...context, err: error }, 'database unavailable');
@@ -108,7 +104,7 @@ export function createProcessor(deps: ProcessorDeps) {
     }
     // The settle's command is sent first, the reply after it on the same connection.
     const settled = settle(data, result.ok, context);
-    answer(result);
+    reply({ result });
     await settled;
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);

@@ -2,33 +2,16 @@
  * Running `npm run demo` in tests: the compiled demo (dist/cli/demo.js, built by `npm test`) as a
  * process of its own, and its printed curl commands run exactly as printed.
  */
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { ServiceProcess } from './processes.js';
+import { spawnEntry, type ServiceProcess } from './processes.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
 export const hasCurl = !spawnSync('curl', ['--version']).error;
 
 /** Starts dist/cli/demo.js with these arguments and this environment only. */
-export function spawnDemo(env: Record<string, string>, args: string[] = []): ServiceProcess {
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'cli', 'demo.js'), ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  child.stdout
-    ?.setEncoding('utf8')
-    .on('data', (chunk: string) => stdout.push(...chunk.split('\n').filter(Boolean)));
-  child.stderr
-    ?.setEncoding('utf8')
-    .on('data', (chunk: string) => stderr.push(...chunk.split('\n').filter(Boolean)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout, stderr, exited };
-}
+export const spawnDemo = (env: Record<string, string>, args: string[] = []): ServiceProcess =>
+  spawnEntry('cli/demo.js', env, args);
 
 /** Starts the demo and waits for its last line; everything it printed is in `stdout`. */
 export async function startDemo(

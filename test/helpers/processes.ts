@@ -32,9 +32,16 @@ export const configEnv = (
   ...overrides,
 });
 
-/** Runs a compiled entry point (`dist/api/main.js`, `dist/worker/main.js`) as its own process. */
-export function spawnEntry(entry: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [path.join(root, 'dist', entry)], {
+/**
+ * Runs a compiled entry point (`dist/api/main.js`, `dist/worker/main.js`, `dist/cli/demo.js`) as
+ * its own process, with this environment only.
+ */
+export function spawnEntry(
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): ServiceProcess {
+  const child = spawn(process.execPath, [path.join(root, 'dist', entry), ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import type { DatabasePool } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
 import { ApiError, errors } from '../common/errors.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
@@ -8,7 +8,7 @@ import type { JsonObject } from '../common/json.js';
 import { listPage } from '../common/pagination/listPage.js';
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
-import type { Retrieval } from '../common/resources/descriptor.js';
+import type { ChildCollectionDescriptor, Retrieval } from '../common/resources/descriptor.js';
 import {
   jsonBodyOf,
   parseDryRun,
@@ -87,6 +87,42 @@ export function listHandler<Row>(
   return async (req, res) => {
     const context = {
       institutionId: res.locals.principal.institution.id,
+      secret: cursors.secret,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    };
+    const request = parseListRequest(spec, req.query, context);
+    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
+  };
+}
+
+/**
+ * GET /things/{id}/children: the list of one parent record, 404 when the parent is not the
+ * caller's. The endpoint is the parent's own (`/api/v1/gifts/7/refunds`), so a cursor of one
+ * parent is refused on another's.
+ */
+export function childListHandler(
+  pool: DatabasePool,
+  cursors: CursorSettings,
+  child: ChildCollectionDescriptor,
+): RequestHandler {
+  return async (req, res) => {
+    const institutionId = res.locals.principal.institution.id;
+    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
+    const found =
+      id !== null &&
+      (await pool.exists(sql.unsafe`
+        SELECT 1 FROM ${sql.identifier([child.parent.table])}
+        WHERE institution_id = ${institutionId} AND id = ${id}`));
+    if (!found || id === null) throw errors.notFound(child.parent.label);
+    const spec = {
+      ...child.list,
+      endpoint: child.list.endpoint.replace(':id', String(id)),
+      where: child.list.where
+        ? sql.fragment`${child.list.where} AND ${child.ofParent(id)}`
+        : child.ofParent(id),
+    };
+    const context = {
+      institutionId,
       secret: cursors.secret,
       nowSeconds: Math.floor(Date.now() / 1000),
     };

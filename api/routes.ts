@@ -6,6 +6,7 @@ import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
 import { resources } from '../common/resources/index.js';
 import {
+  childListHandler,
   listHandler,
   readHandler,
   retrieveHandler,
@@ -77,6 +78,22 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
     }),
     ...write('update').map((endpoint) => route('patch', `${path}/:id`, endpoint)),
     ...write('delete').map((endpoint) => route('delete', `${path}/:id`, endpoint)),
+    ...(resource.actions ?? []).map((action) =>
+      route('post', `${path}/:id/${action.name}`, {
+        handler: writeHandler(gateway, action.command),
+        doc: { kind: 'action', action, resource },
+      }),
+    ),
+    ...(resource.children ?? []).flatMap((child) => [
+      route('get', `${path}/:id/${child.name}`, {
+        handler: childListHandler(pool, cursors, child),
+        doc: { kind: 'child-list', child, resource },
+      }),
+      route('post', `${path}/:id/${child.name}`, {
+        handler: writeHandler(gateway, child.create),
+        doc: { kind: 'child-create', child, resource },
+      }),
+    ]),
   ];
 }
 

@@ -21,7 +21,8 @@ export type FieldErrorCode =
   | 'reference_not_found'
   | 'reference_inactive'
   | 'already_in_use'
-  | 'insufficient_fund_balance';
+  | 'insufficient_fund_balance'
+  | 'designation_total_mismatch';
 
 export interface FieldError {
   param: string;
@@ -136,6 +137,8 @@ export const errors = {
     invalid(409, 'invalid_state_transition', message, param),
   resourceInUse: (message: string) => invalid(409, 'resource_in_use', message),
   resourceArchived: (message: string) => invalid(409, 'resource_archived', message),
+  /** giving.md §3–4: money history is append-only; a correction is a refund or a void. */
+  giftLocked: (message: string) => invalid(409, 'gift_locked', message),
   payloadTooLarge: () =>
     invalid(413, 'payload_too_large', 'The request body is larger than 100 KiB.'),
   unsupportedMediaType: () =>

@@ -66,6 +66,11 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
   rules?(ctx: CommandContext, check: RecordCheck<Row>): Promise<void> | void;
   constraints?: Record<string, ConstraintMeaning>;
   present(row: Row): JsonObject;
+  /**
+   * The stored fields of a judged, valid record, where they are not simply the shape's fields (a
+   * gift's `fund_id` is stored as its one designation). By default: `fieldsOf`.
+   */
+  store?(record: Record<string, unknown>, existing: Row | null): Fields;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
 }
@@ -114,7 +119,7 @@ async function validateRecord<Row extends Stored, Fields extends object>(
   const check = judgeRecord(ctx, resource, body, existing);
   await resource.rules?.(ctx, check);
   if (check.validation.errors.length) throw errors.validationFailed(check.validation.errors);
-  return fieldsOf(resource, check.record);
+  return resource.store ? resource.store(check.record, existing) : fieldsOf(resource, check.record);
 }
 
 /** The record a write targets, locked for the real write; 404 when it is not the caller's. */

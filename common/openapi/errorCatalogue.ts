@@ -33,6 +33,9 @@ const samples = {
   ),
   resource_in_use: errors.resourceInUse('This donor has gifts; delete or move them first.'),
   resource_archived: errors.resourceArchived('This award cycle is archived and takes no changes.'),
+  gift_locked: errors.giftLocked(
+    'This gift has a receipt, so its amount cannot change. Void the receipt first, or record a refund.',
+  ),
   payload_too_large: errors.payloadTooLarge(),
   unsupported_media_type: errors.unsupportedMediaType(),
   validation_failed: errors.validationFailed([
@@ -69,6 +72,8 @@ const when: Record<ErrorCode, string> = {
   invalid_state_transition: 'A status change the state machine does not allow.',
   resource_in_use: 'The record is still referenced by others.',
   resource_archived: 'The award cycle (of the award) is archived and takes no change.',
+  gift_locked:
+    'The gift’s money history is fixed: it is receipted, refunded or voided, so its money fields cannot change and it cannot be deleted. A correction is a refund or a void.',
   payload_too_large: 'The body is larger than 100 KiB.',
   unsupported_media_type: 'A POST or PATCH without `Content-Type: application/json`.',
   validation_failed: 'The body fails validation; `errors` lists every problem found.',
@@ -114,6 +119,7 @@ const fieldErrorCodes = [
   'reference_inactive',
   'already_in_use',
   'insufficient_fund_balance',
+  'designation_total_mismatch',
 ] as const satisfies readonly FieldErrorCode[];
 
 /** Fails to compile when errors.ts gains a type or field code that the lists above lack. */

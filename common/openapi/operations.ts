@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import type { ResourceDescriptor } from '../resources/descriptor.js';
+import type {
+  ActionDescriptor,
+  ChildCollectionDescriptor,
+  ResourceDescriptor,
+} from '../resources/descriptor.js';
 import {
   describeCodes,
   errorSchemaFor,
@@ -113,8 +117,6 @@ function writeOperation(
 ): JsonSchema {
   const doc = docOf(resource);
   const a = article(doc.label);
-  const writes =
-    '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
   const parameters = [
     ...(route.path.includes(':id') ? [idPathParameter(doc.label)] : []),
     ...writeParameters,
@@ -296,6 +298,143 @@ function institutionOperation(needs: Needs): JsonSchema {
   };
 }
 
+const writes =
+  '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
+
+/** The errors of a POST with a body to one record's sub-path (an action, a child's create). */
+const recordWriteErrors = (conflicts: readonly ErrorCode[]): ErrorCode[] => [
+  'invalid_json',
+  'invalid_parameter',
+  'invalid_idempotency_key',
+  ...authentication,
+  'resource_not_found',
+  'idempotency_key_in_flight',
+  ...conflicts,
+  'payload_too_large',
+  'unsupported_media_type',
+  'validation_failed',
+  'idempotency_key_request_mismatch',
+  ...ourSide,
+  'write_timeout',
+];
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** POST /things/{id}/<action>: answered 200 with the record as GET returns it. */
+function actionOperation(
+  resource: ResourceDescriptor,
+  action: ActionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const doc = docOf(resource);
+  const component = doc.detail ? `${doc.component}Detail` : doc.component;
+  needs.responses.set(component, doc.detail ?? doc.response);
+  needs.bodies.set(
+    action.text.component,
+    requestBodySchema({ ...action, notes: action.text.notes }, true, action.text.summary + '.'),
+  );
+  return {
+    operationId: lowerFirst(`${pascal(action.name)}${doc.component}`),
+    summary: action.text.summary,
+    description: `${action.text.description}${writes}`,
+    tags: [doc.tag],
+    parameters: [idPathParameter(doc.label), ...writeParameters],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: schemaRef(action.text.component),
+          example: action.text.example,
+        },
+      },
+    },
+    responses: {
+      '200': success(
+        `The ${doc.label} after the change; on a dry run the ${doc.label} as it would be.`,
+        schemaRef(component),
+        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+      ),
+      ...errorResponses(recordWriteErrors(action.text.conflicts), needs),
+      ...anyError,
+    },
+  };
+}
+
+/** POST /things/{id}/<children>: one new record of the parent. */
+function childCreateOperation(
+  resource: ResourceDescriptor,
+  child: ChildCollectionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const { component } = child.text;
+  needs.responses.set(component, child.response);
+  needs.bodies.set(
+    `${component}Create`,
+    requestBodySchema({ ...child, notes: child.text.notes }, true, `A new ${child.label}.`),
+  );
+  return {
+    operationId: `create${component}`,
+    summary: `Create ${article(child.label)}`,
+    description: `${child.text.rules}${writes}`,
+    tags: [resource.text.tag],
+    parameters: [idPathParameter(resource.label), ...writeParameters],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: schemaRef(`${component}Create`),
+          example: child.text.example,
+        },
+      },
+    },
+    responses: {
+      '201': success(
+        `The created ${child.label}; on a dry run the ${child.label} that would be created, with id 0.`,
+        schemaRef(component),
+        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+      ),
+      ...errorResponses(recordWriteErrors(child.text.conflicts), needs),
+      ...anyError,
+    },
+  };
+}
+
+/** GET /things/{id}/<children>: the parent's records, newest first. */
+function childListOperation(
+  resource: ResourceDescriptor,
+  child: ChildCollectionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const { component } = child.text;
+  needs.responses.set(component, child.response);
+  needs.responses.set(`${component}List`, listEnvelope(child.list.endpoint, child.response));
+  return {
+    operationId: `list${component}s`,
+    summary: `List ${article(resource.label).replace(/^an? /, 'a ')}’s ${child.name}`,
+    description: `The ${child.name} of one ${resource.label}, newest first (404 when the ${resource.label} is not the caller’s).\n\nCursor pagination: see the introduction. A cursor belongs to its ${resource.label}.`,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(resource.label),
+      ...pageParameters,
+      ...filterParameters(child.list, child.text.filterNotes),
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef(`${component}List`)),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          'invalid_cursor',
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -307,5 +446,11 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return retrieveOperation(route.doc.resource, needs);
     case 'institution':
       return institutionOperation(needs);
+    case 'action':
+      return actionOperation(route.doc.resource, route.doc.action, needs);
+    case 'child-list':
+      return childListOperation(route.doc.resource, route.doc.child, needs);
+    case 'child-create':
+      return childCreateOperation(route.doc.resource, route.doc.child, needs);
   }
 }

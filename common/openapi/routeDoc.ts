@@ -1,6 +1,11 @@
 import type { Command } from '../commands/command.js';
 import type { ListSpec } from '../pagination/listSpec.js';
-import type { ReportDescriptor, ResourceDescriptor } from '../resources/descriptor.js';
+import type {
+  ActionDescriptor,
+  ChildCollectionDescriptor,
+  ReportDescriptor,
+  ResourceDescriptor,
+} from '../resources/descriptor.js';
 
 /** What the OpenAPI document needs to know of a list: its endpoint and its filters. */
 export type ListDoc = Pick<ListSpec<never>, 'endpoint' | 'filters' | 'required'>;
@@ -19,6 +24,9 @@ export type EndpointDoc =
     }
   | { kind: 'list'; list: ListDoc; resource: ResourceDescriptor; report?: ReportDescriptor }
   | { kind: 'retrieve'; resource: ResourceDescriptor }
+  | { kind: 'action'; action: ActionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';

@@ -1,4 +1,5 @@
 import { sql } from 'slonik';
+import { z } from 'zod';
 import type { CommandContext } from '../commands/command.js';
 import type { RecordCheck } from '../commands/resourceCommands.js';
 import type { FieldError, FieldErrorCode } from '../errors.js';
@@ -15,6 +16,8 @@ export interface Reference {
   noun: string;
   unusable?: { statuses: readonly string[]; code: FieldErrorCode };
 }
+
+const referenceStatus = z.object({ id: z.coerce.number(), status: z.string() });
 
 const withoutArticle = (noun: string) => noun.replace(/^an? /, '');
 
@@ -52,6 +55,43 @@ export async function checkReference(
     };
   }
   return null;
+}
+
+/**
+ * References at several places of a body (`designations.0.fund_id`, `designations.1.fund_id`),
+ * checked and locked in one query, each answered as checkReference answers one.
+ */
+export async function checkReferencesAt(
+  ctx: CommandContext,
+  reference: Reference,
+  entries: readonly { id: number; param: string }[],
+): Promise<FieldError[]> {
+  if (!entries.length) return [];
+  const rule = reference.unusable;
+  const rows = await ctx.db.any(sql.type(referenceStatus)`
+    SELECT id, ${rule ? sql.fragment`status` : sql.fragment`'active'`} AS status
+    FROM ${sql.identifier([reference.table])}
+    WHERE institution_id = ${ctx.institution.id}
+      AND id = ANY(${sql.array(
+        entries.map((entry) => entry.id),
+        'int8',
+      )})
+    ORDER BY id ${keyShare(ctx)}`);
+  const statusOf = new Map(rows.map((row) => [row.id, row.status]));
+  return entries.flatMap(({ id, param }): FieldError[] => {
+    const status = statusOf.get(id);
+    if (status === undefined)
+      return [
+        {
+          param,
+          code: 'reference_not_found',
+          message: `does not name an existing ${withoutArticle(reference.noun)}`,
+        },
+      ];
+    if (rule?.statuses.includes(status))
+      return [{ param, code: rule.code, message: `names ${reference.noun} that is ${status}` }];
+    return [];
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CommonQueryMethods } from 'slonik';
+import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
 import type { z } from 'zod';
 import type { Command } from '../commands/command.js';
 import type { ResourceIdentity } from '../commands/resourceCommands.js';
@@ -14,7 +14,11 @@ export type Retrieval = (
 ) => Promise<JsonObject | null>;
 
 /** The 409s a resource's own rules answer with, as its documentation lists them. */
-export type ConflictCode = 'invalid_state_transition' | 'resource_archived' | 'resource_in_use';
+export type ConflictCode =
+  | 'invalid_state_transition'
+  | 'resource_archived'
+  | 'resource_in_use'
+  | 'gift_locked';
 
 /** What a list's documentation says beyond its ListSpec. */
 export interface ListText {
@@ -74,10 +78,73 @@ export interface ResourceDescriptor extends ResourceIdentity {
   response: z.ZodType;
   /** GET /things/{id}, where it returns more than the other operations. */
   detail?: z.ZodType;
-  commands: { create: Command; update: Command; delete?: Command };
+  /** A resource without update (receipts) changes only through its actions. */
+  commands: { create: Command; update?: Command; delete?: Command };
   list: ListSpec<unknown>;
   retrieve: Retrieval;
   /** Lists mounted under the resource's path (before `/{id}`). */
   reports?: readonly ReportDescriptor[];
+  /** Writes on one record beyond update and delete: POST `<path>/{id}/<name>`. */
+  actions?: readonly ActionDescriptor[];
+  /** Records that belong to one record: GET and POST `<path>/{id}/<name>`. */
+  children?: readonly ChildCollectionDescriptor[];
   text: ResourceText;
+}
+
+/**
+ * A state change of one record that is not a field edit (a gift's void, a receipt's void):
+ * POST `<path>/{id}/<name>` with a small body, answered 200 with the record as GET returns it.
+ */
+export interface ActionDescriptor {
+  /** The path segment after the record's id, e.g. `void`. */
+  name: string;
+  command: Command;
+  /** The request body's fields. */
+  shape: Shape;
+  defaults: Record<string, JsonValue>;
+  text: {
+    /** Component schema name of the body, e.g. `GiftVoid`. */
+    component: string;
+    summary: string;
+    /** What it does and its rules (paragraphs). */
+    description: string;
+    notes: Record<string, string>;
+    conflicts: ConflictCode[];
+    /** A body that succeeds (dry run or real) on record 1 of the demo institution. */
+    example: JsonObject;
+  };
+}
+
+/**
+ * Records that belong to one record of the resource and are made only through it (a gift's
+ * refunds): GET `<path>/{id}/<name>` lists them (a cursor list of the one parent's records, 404
+ * when the parent is not the caller's) and POST `<path>/{id}/<name>` makes one (201).
+ */
+export interface ChildCollectionDescriptor {
+  /** The path segment after the parent's id, e.g. `refunds`. */
+  name: string;
+  /** For messages and the document, e.g. `refund`. */
+  label: string;
+  /** The parent, whose row must be the caller's for either route to answer (else 404). */
+  parent: { table: string; label: string };
+  create: Command;
+  shape: Shape;
+  defaults: Record<string, JsonValue>;
+  /** A record as create and the list return it. */
+  response: z.ZodType;
+  /**
+   * The records of one parent: `endpoint` is the Express path (`/api/v1/gifts/:id/refunds`);
+   * the handler pins it to the parent's id and so binds every cursor to that parent.
+   */
+  list: ListSpec<unknown>;
+  /** The list's rows of one parent: the condition that ties a row to it. */
+  ofParent(parentId: number): FragmentSqlToken;
+  text: ListText & {
+    /** Component schema name of a record, e.g. `GiftRefund` (and `GiftRefundCreate`). */
+    component: string;
+    rules: string;
+    notes: Record<string, string>;
+    conflicts: ConflictCode[];
+    example: JsonObject;
+  };
 }

@@ -215,16 +215,19 @@ function insertGifts(
       FROM picked
     )
     INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type,
-                       check_number, fund_id)
-    SELECT ${institution.id}::int8, donor.id,
-      CASE WHEN r_round < 0.4
-           THEN greatest(5, round((raw_amount * scale)::numeric / 5) * 5)
-           ELSE round((raw_amount * scale)::numeric, 2) END,
+                       check_number, designations)
+    SELECT ${institution.id}::int8, donor.id, amount,
       ${institution.currency}, subject || ' ' || extract(year FROM gift_date)::int, gift_date, type,
       CASE WHEN type = 'check' THEN (1001 + floor(random() * 98999))::int::text END,
-      fund.id
-    FROM (SELECT typed.*, CASE WHEN type IN ('stock', 'in_kind', 'pledge') THEN 4 ELSE 1 END
-            AS scale FROM typed) AS shaped
+      CASE WHEN fund.id IS NULL THEN '[]'::jsonb
+           ELSE jsonb_build_array(jsonb_build_object(
+             'fund_id', fund.id, 'amount', amount, 'amount_refunded', 0)) END
+    FROM (SELECT typed.*,
+            CASE WHEN r_round < 0.4
+                 THEN greatest(5, round((raw_amount * scale)::numeric / 5) * 5)
+                 ELSE round((raw_amount * scale)::numeric, 2) END AS amount
+          FROM (SELECT typed.*, CASE WHEN type IN ('stock', 'in_kind', 'pledge') THEN 4 ELSE 1 END
+                  AS scale FROM typed) AS typed) AS shaped
     JOIN seed_donors AS donor ON donor.n = shaped.donor_n
     LEFT JOIN seed_funds AS fund ON fund.n = shaped.fund_n
     ORDER BY g`);

@@ -40,6 +40,16 @@ export const money = z
     params: { code: 'invalid_format' },
   });
 
+/** Money that may be 0 (a gift's benefit_amount). */
+export const moneyOrZero = z
+  .number({ message: 'must be a number' })
+  .min(0, { message: 'must be 0 or more', abort: true })
+  .max(MAX_AMOUNT, { message: `must be at most ${MAX_AMOUNT}`, abort: true })
+  .refine((value) => /^\d+(\.\d{1,2})?$/.test(String(value)), {
+    message: 'must have at most 2 decimal places',
+    params: { code: 'invalid_format' },
+  });
+
 /** A real calendar date written YYYY-MM-DD; it is stored and returned exactly as sent. */
 export const calendarDate = z.string({ message: 'must be a string' }).refine(
   (value) => {

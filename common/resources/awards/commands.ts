@@ -9,7 +9,8 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import { awardCycleReference } from '../awardCycles/schema.js';
 import { checkReference } from '../checks.js';
-import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { toCents } from '../../money.js';
+import { checkFundCapacity } from '../funds/capacity.js';
 import { readOnlyOf } from '../responseFields.js';
 import { scholarshipReference } from '../scholarships/schema.js';
 import { studentReference } from '../students/schema.js';

@@ -26,7 +26,8 @@ import {
   type DonorRow,
 } from './schema.js';
 
-const inUse = () => errors.resourceInUse('This donor has gifts; delete or move them first.');
+const inUse = () =>
+  errors.resourceInUse('This donor has gifts or soft credits; delete or move them first.');
 
 /** Which names a role needs or forbids (product.md §4). */
 function applyRoleRules({ record, validation }: RecordCheck<DonorRow>): void {

@@ -49,6 +49,8 @@ export function presentDonor(
             gift_count: giving.gift_count,
             first_gift_date: giving.first_gift_date,
             last_gift_date: giving.last_gift_date,
+            soft_credit_total: Number(giving.soft_credit_total),
+            soft_credit_count: giving.soft_credit_count,
           },
         }
       : {}),

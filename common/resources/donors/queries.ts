@@ -1,24 +1,42 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { givingRow, type GivingRow } from './schema.js';
 
+/**
+ * The donor's giving (giving.md §2–3): hard credit from its gifts that are not voided, net of
+ * refunds; soft credit from the soft credits other donors' gifts (not voided) give it.
+ */
 export function findGiving(
   db: CommonQueryMethods,
   institutionId: number,
   donorId: number,
 ): Promise<GivingRow> {
   return db.one(sql.type(givingRow)`
-    SELECT coalesce(sum(amount), 0)::text AS total_amount, count(*)::int AS gift_count,
-           min(gift_date) AS first_gift_date, max(gift_date) AS last_gift_date
-    FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
+    SELECT hard.total_amount, hard.gift_count, hard.first_gift_date, hard.last_gift_date,
+           soft.soft_credit_total, soft.soft_credit_count
+    FROM (SELECT coalesce(sum(amount - amount_refunded), 0)::text AS total_amount,
+                 count(*)::int AS gift_count,
+                 min(gift_date)::text AS first_gift_date, max(gift_date)::text AS last_gift_date
+          FROM gifts
+          WHERE institution_id = ${institutionId} AND donor_id = ${donorId}
+            AND status = 'posted') hard,
+         (SELECT coalesce(sum((credit ->> 'amount')::numeric), 0)::text AS soft_credit_total,
+                 count(*)::int AS soft_credit_count
+          FROM gifts g, jsonb_array_elements(g.soft_credits) AS credit
+          WHERE g.institution_id = ${institutionId}
+            AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
+            AND (credit ->> 'donor_id')::bigint = ${donorId}) soft`);
 }
 
+/** Whether any gift of the institution names the donor: as its donor or in a soft credit. */
 export function donorHasGifts(
   db: CommonQueryMethods,
   institutionId: number,
   donorId: number,
 ): Promise<boolean> {
   return db.exists(sql.unsafe`
-    SELECT 1 FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
+    SELECT 1 FROM gifts
+    WHERE institution_id = ${institutionId}
+      AND (donor_id = ${donorId} OR soft_credit_donor_ids @> ARRAY[${donorId}::bigint])`);
 }
 
 export async function deleteDonor(

@@ -18,10 +18,16 @@ export type AddressResponse = z.infer<typeof addressResponse>;
 
 const givingResponse = z
   .object({
-    total_amount: moneyAmount.describe('The sum of the donor’s gifts; 0 without gifts.'),
-    gift_count: z.number().int().min(0),
+    total_amount: moneyAmount.describe(
+      'Hard credit: the sum of the donor’s gifts that are not voided, net of refunds; 0 without gifts.',
+    ),
+    gift_count: z.number().int().min(0).describe('The donor’s gifts that are not voided.'),
     first_gift_date: calendarDay.nullable(),
     last_gift_date: calendarDay.nullable(),
+    soft_credit_total: moneyAmount.describe(
+      'The sum of the soft credits other donors’ gifts (not voided) give this donor. Never part of total_amount or of fund totals.',
+    ),
+    soft_credit_count: z.number().int().min(0).describe('How many such soft credits.'),
   })
   .describe('Read-only giving summary, on GET /donors/{id} only.');
 

@@ -117,6 +117,8 @@ export const givingRow = z.object({
   gift_count: z.number(),
   first_gift_date: z.string().nullable(),
   last_gift_date: z.string().nullable(),
+  soft_credit_total: z.string(),
+  soft_credit_count: z.number(),
 });
 export type GivingRow = z.infer<typeof givingRow>;
 

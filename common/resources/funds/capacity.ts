@@ -2,17 +2,8 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/command.js';
 import type { FieldError } from '../../errors.js';
+import { centsToNumber, toCents } from '../../money.js';
 import { committedAwards } from './queries.js';
-
-/** Exact cents of a money value: numeric text from Postgres ("1234.50") or a validated number. */
-export function toCents(value: string | number): bigint {
-  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(value));
-  if (!match) throw new Error(`not a money value: ${String(value)}`);
-  return BigInt(match[1] ?? '0') * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
-}
-
-/** Cents back to the JSON number clients see (at most 2 places, exact below 2^53 cents). */
-export const centsToNumber = (cents: bigint) => Number(cents) / 100;
 
 const insufficientFundBalance = (param: string, limit: bigint, committed: bigint): FieldError => ({
   param,

@@ -7,7 +7,7 @@ import {
 } from '../../commands/resourceCommands.js';
 import { alreadyInUse, checkUnique } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
-import { centsToNumber, toCents } from './capacity.js';
+import { centsToNumber, toCents } from '../../money.js';
 import { presentFund } from './present.js';
 import { committedAwards } from './queries.js';
 import { fundDetailResponse } from './response.js';

@@ -21,7 +21,10 @@ export function committedAwards(
     FROM ${liveAwardsOfFund(institutionId, fundId)} AND a.id IS DISTINCT FROM ${exceptAwardId}`);
 }
 
-/** Gifts designated to the fund, its live awards and what its limit leaves, as exact text. */
+/**
+ * What the fund received (giving.md §1: its designations of gifts that are not voided, net of
+ * what each gave back), its live awards and what its limit leaves, as exact text.
+ */
 export function findFundTotals(
   db: CommonQueryMethods,
   institutionId: number,
@@ -31,8 +34,12 @@ export function findFundTotals(
     SELECT gifts.received::text AS gifts_received, awards.committed::text AS awards_committed,
            (f.award_limit - awards.committed)::text AS award_capacity_remaining
     FROM funds f,
-      LATERAL (SELECT coalesce(sum(amount), 0) AS received FROM gifts
-               WHERE institution_id = ${institutionId} AND fund_id = ${fundId}) gifts,
+      LATERAL (SELECT coalesce(sum((part ->> 'amount')::numeric
+                                   - (part ->> 'amount_refunded')::numeric), 0) AS received
+               FROM gifts g, jsonb_array_elements(g.designations) AS part
+               WHERE g.institution_id = ${institutionId}
+                 AND g.fund_ids @> ARRAY[${fundId}::bigint] AND g.status = 'posted'
+                 AND (part ->> 'fund_id')::bigint = ${fundId}) gifts,
       LATERAL (SELECT coalesce(sum(a.amount), 0) AS committed
                FROM ${liveAwardsOfFund(institutionId, fundId)}) awards
     WHERE f.institution_id = ${institutionId} AND f.id = ${fundId}`);

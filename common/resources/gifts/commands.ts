@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import {
   deleted,
   type Command,
@@ -8,99 +9,316 @@ import {
 import {
   apiPath,
   createCommand,
-  fieldsOf,
   findTarget,
   judgeRecord,
   updateCommand,
   type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
-import type { FieldError } from '../../errors.js';
-import { checkReference } from '../checks.js';
+import { errors, type FieldError } from '../../errors.js';
+import { centsToNumber, sumCents, toCents } from '../../money.js';
+import { checkReference, checkReferencesAt } from '../checks.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
-import { insertFragment } from '../table.js';
+import { findRow, insertFragment } from '../table.js';
 import { presentGift } from './present.js';
-import { deleteGift } from './queries.js';
+import { deleteGift, giftReceipts } from './queries.js';
 import { giftResponse } from './response.js';
 import {
   giftDefaults,
   giftIdentity,
   giftShape,
   giftTable,
+  type DesignationInput,
   type GiftFields,
   type GiftRow,
+  type SoftCreditInput,
 } from './schema.js';
 
-/** The rule that needs no lookup: check_number only on checks. */
-function checkNumberRule({ record, validation }: RecordCheck<GiftRow>): void {
+type GiftCheck = RecordCheck<GiftRow>;
+
+const problem = (param: string, code: FieldError['code'], message: string): FieldError => ({
+  param,
+  code,
+  message,
+});
+
+/** The rules that need no lookup: check_number only on checks; a benefit within the amount. */
+function rulesWithoutLookup({ record, validation, valid }: GiftCheck): void {
   if (record.check_number !== null && record.type !== 'check' && !validation.invalid.has('type')) {
-    validation.errors.push({
-      param: 'check_number',
-      code: 'not_allowed',
-      message: 'is allowed only when type is check',
-    });
+    validation.errors.push(problem('check_number', 'not_allowed', 'is allowed only when type is check'));
+  }
+  if (
+    valid('benefit_amount') &&
+    valid('amount') &&
+    toCents(record.benefit_amount as number) > toCents(record.amount as number)
+  ) {
+    validation.errors.push(
+      problem('benefit_amount', 'out_of_range', 'must not be more than the gift’s amount'),
+    );
   }
 }
 
-/** check_number, then a donor and an active fund of the institution where they are set. */
-async function giftRules(ctx: CommandContext, check: RecordCheck<GiftRow>): Promise<void> {
-  checkNumberRule(check);
+/**
+ * The split the record ends with (giving.md §1): `designations` as sent, or `fund_id` as one
+ * designation of the whole amount, or (on an update that sends neither) the gift's own, whose
+ * one designation follows a new amount. Null when a field it depends on is invalid.
+ */
+function designationsOf(check: GiftCheck): DesignationInput[] | null {
+  const { record, validation, existing, valid } = check;
+  const sent = (name: string) => validation.sent.has(name);
+  if (sent('designations'))
+    return valid('designations') ? (record.designations as DesignationInput[]) : null;
+  if (sent('fund_id')) {
+    if (record.fund_id === null) return [];
+    return valid('fund_id') && valid('amount')
+      ? [{ fund_id: record.fund_id as number, amount: record.amount as number }]
+      : null;
+  }
+  const own = (existing?.designations ?? []).map(({ fund_id, amount }) => ({ fund_id, amount }));
+  if (own.length === 1 && valid('amount')) return [{ ...own[0]!, amount: record.amount as number }];
+  return own;
+}
+
+const sameSplit = (a: readonly DesignationInput[], b: readonly DesignationInput[]) =>
+  a.length === b.length &&
+  a.every(
+    (part, index) =>
+      part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
+  );
+
+/** Designations: each fund once, of the institution and open when new; the parts sum to the amount. */
+async function checkDesignations(ctx: CommandContext, check: GiftCheck): Promise<void> {
+  const { record, validation, existing, valid } = check;
+  if (validation.sent.has('fund_id') && validation.sent.has('designations')) {
+    validation.errors.push(
+      problem('fund_id', 'not_allowed', 'cannot be sent with designations, which name the funds'),
+    );
+    return;
+  }
+  const parts = designationsOf(check);
+  if (parts === null) return;
+  record.designations = parts;
+  const shorthand = !validation.sent.has('designations');
+  const paramOf = (index: number) => (shorthand ? 'fund_id' : `designations.${index}.fund_id`);
+  const seen = new Set<number>();
+  parts.forEach((part, index) => {
+    if (seen.has(part.fund_id))
+      validation.errors.push(
+        problem(paramOf(index), 'already_in_use', 'names a fund that another designation names'),
+      );
+    seen.add(part.fund_id);
+  });
+  if (parts.length && valid('amount')) {
+    const total = sumCents(parts.map((part) => part.amount));
+    if (total !== toCents(record.amount as number))
+      validation.errors.push(
+        problem(
+          'designations',
+          'designation_total_mismatch',
+          `must sum to the gift’s amount of ${record.amount as number}, not ${centsToNumber(total)}` +
+            (validation.sent.has('designations') ? '' : ': send new designations with the amount'),
+        ),
+      );
+  }
+  // A fund the gift already has may have closed since; only a new designation must be open.
+  const held = new Set((existing?.designations ?? []).map((part) => part.fund_id));
+  const fresh = parts
+    .map((part, index) => ({ id: part.fund_id, param: paramOf(index) }))
+    .filter((entry) => !held.has(entry.id));
+  validation.errors.push(...(await checkReferencesAt(ctx, fundReference, fresh)));
+}
+
+/** Soft credits: other donors of the institution, each once, each at most the gift's amount. */
+async function checkSoftCredits(ctx: CommandContext, check: GiftCheck): Promise<void> {
+  const { record, validation, existing, valid } = check;
+  if (validation.invalid.has('soft_credits')) return;
+  const credits = record.soft_credits as SoftCreditInput[];
+  const seen = new Set<number>();
+  credits.forEach((credit, index) => {
+    const at = `soft_credits.${index}`;
+    if (valid('donor_id') && credit.donor_id === record.donor_id)
+      validation.errors.push(
+        problem(`${at}.donor_id`, 'not_allowed', 'names the gift’s own donor, who has the hard credit'),
+      );
+    else if (seen.has(credit.donor_id))
+      validation.errors.push(
+        problem(`${at}.donor_id`, 'already_in_use', 'names a donor that another soft credit names'),
+      );
+    seen.add(credit.donor_id);
+    if (valid('amount') && toCents(credit.amount) > toCents(record.amount as number))
+      validation.errors.push(
+        problem(`${at}.amount`, 'out_of_range', 'must not be more than the gift’s amount'),
+      );
+  });
+  if (!validation.sent.has('soft_credits')) return;
+  const held = new Set((existing?.soft_credits ?? []).map((credit) => credit.donor_id));
+  const fresh = credits
+    .map((credit, index) => ({ id: credit.donor_id, param: `soft_credits.${index}.donor_id` }))
+    .filter((entry) => !held.has(entry.id));
+  validation.errors.push(...(await checkReferencesAt(ctx, donorReference, fresh)));
+}
+
+/** A match names a gift of the institution, by another donor, not voided, not itself. */
+async function checkMatch(ctx: CommandContext, check: GiftCheck): Promise<void> {
+  const { record, validation, existing, valid } = check;
+  if (!valid('matches_gift_id')) return;
+  if (!validation.sent.has('matches_gift_id') && !validation.sent.has('donor_id')) return;
+  const param = 'matches_gift_id';
+  const id = record.matches_gift_id as number;
+  if (existing && id === existing.id) {
+    validation.errors.push(problem(param, 'invalid_value', 'names this gift itself'));
+    return;
+  }
+  const matched = await findRow(
+    ctx.db,
+    giftTable,
+    ctx.institution.id,
+    id,
+    ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`,
+  );
+  if (!matched) {
+    validation.errors.push(problem(param, 'reference_not_found', 'does not name an existing gift'));
+  } else if (matched.status === 'voided') {
+    validation.errors.push(problem(param, 'invalid_value', 'names a voided gift'));
+  } else if (valid('donor_id') && matched.donor_id === record.donor_id) {
+    validation.errors.push(
+      problem(param, 'invalid_value', 'names a gift of the same donor; a match comes from another donor'),
+    );
+  }
+}
+
+/** The fields a receipted, refunded or voided gift keeps as they are (giving.md §4). */
+function moneyChanges(check: GiftCheck): string[] {
+  const { record, existing, valid } = check;
+  if (!existing) return [];
+  const changed: string[] = [];
+  const cents = (value: unknown) => toCents(value as number | string);
+  if (valid('amount') && cents(record.amount) !== cents(existing.amount)) changed.push('amount');
+  if (valid('benefit_amount') && cents(record.benefit_amount) !== cents(existing.benefit_amount))
+    changed.push('benefit_amount');
+  for (const name of ['donor_id', 'gift_date', 'currency'] as const)
+    if (valid(name) && record[name] !== existing[name]) changed.push(name);
+  const parts = record.designations as DesignationInput[] | undefined;
+  if (Array.isArray(parts) && !sameSplit(parts, existing.designations)) changed.push('designations');
+  return changed;
+}
+
+/** 409 gift_locked when the update changes money of a gift whose money history is fixed. */
+async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
+  const existing = check.existing;
+  const changed = moneyChanges(check);
+  if (!existing || !changed.length) return;
+  const fields = changed.join(', ');
+  if (existing.status === 'voided')
+    throw errors.giftLocked(`This gift is voided, so its ${fields} cannot change.`);
+  if (toCents(existing.amount_refunded) > 0n)
+    throw errors.giftLocked(
+      `This gift has refunds, so its ${fields} cannot change. Void it and record it again, or refund more.`,
+    );
+  if ((await giftReceipts(ctx.db, ctx.institution.id, existing.id)).issued)
+    throw errors.giftLocked(
+      `This gift has an issued receipt, so its ${fields} cannot change. Void the receipt first (POST /api/v1/receipts/{id}/void).`,
+    );
+}
+
+async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
+  rulesWithoutLookup(check);
   const { record, validation } = check;
-  const sentAndValid = (name: 'donor_id' | 'fund_id') =>
-    validation.sent.has(name) && check.valid(name);
-  if (sentAndValid('donor_id')) {
-    const problem = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
-    if (problem) validation.errors.push(problem);
+  await checkDesignations(ctx, check);
+  await checkLock(ctx, check);
+  if (validation.sent.has('donor_id') && check.valid('donor_id')) {
+    const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
+    if (found) validation.errors.push(found);
   }
-  if (sentAndValid('fund_id')) {
-    const problem = await checkReference(ctx, fundReference, Number(record.fund_id), 'fund_id');
-    if (problem) validation.errors.push(problem);
-  }
+  await checkSoftCredits(ctx, check);
+  await checkMatch(ctx, check);
 }
 
-const giftsResource: WritableResource<GiftRow, GiftFields> = {
+/** The stored fields: `fund_id` lives on as the gift's one designation. */
+function storeGift(record: Record<string, unknown>, existing: GiftRow | null): GiftFields {
+  const refunded = new Map(
+    (existing?.designations ?? []).map((part) => [part.fund_id, part.amount_refunded]),
+  );
+  return {
+    donor_id: record.donor_id as number,
+    amount: record.amount as number,
+    currency: record.currency as string,
+    subject: record.subject as string,
+    gift_date: record.gift_date as string,
+    type: record.type as GiftFields['type'],
+    check_number: record.check_number as string | null,
+    designations: (record.designations as DesignationInput[]).map((part) => ({
+      fund_id: part.fund_id,
+      amount: Number(part.amount),
+      amount_refunded: refunded.get(part.fund_id) ?? 0,
+    })),
+    soft_credits: (record.soft_credits as SoftCreditInput[]).map((credit) => ({
+      donor_id: credit.donor_id,
+      amount: Number(credit.amount),
+      reason: credit.reason,
+    })),
+    matches_gift_id: record.matches_gift_id as number | null,
+    benefit_amount: record.benefit_amount as number,
+  };
+}
+
+/** A dry-run preview and a fresh insert have no money history yet. */
+const noHistory = {
+  status: 'posted',
+  amount_refunded: 0,
+  void_reason: null,
+  voided_at: null,
+  matched_by_gift_ids: [],
+} as const;
+
+export const giftsResource: WritableResource<GiftRow, GiftFields> = {
   identity: giftIdentity,
   table: giftTable,
   shape: giftShape,
   defaults: giftDefaults,
   contextDefaults: (ctx) => ({ currency: ctx.institution.currency }),
   readOnly: readOnlyOf(giftResponse, giftShape),
-  /** A donor or fund deleted by a concurrent write after the checks above passed. */
+  /** A donor deleted by a concurrent write after the checks above passed. */
   constraints: {
-    gifts_donor_fkey: {
-      param: 'donor_id',
-      code: 'reference_not_found',
-      message: 'does not name an existing donor',
-    } satisfies FieldError,
-    gifts_fund_fkey: {
-      param: 'fund_id',
-      code: 'reference_not_found',
-      message: 'does not name an existing fund',
-    } satisfies FieldError,
+    gifts_donor_fkey: problem('donor_id', 'reference_not_found', 'does not name an existing donor'),
+    gifts_matches_gift_fkey: problem(
+      'matches_gift_id',
+      'reference_not_found',
+      'does not name an existing gift',
+    ),
   },
   rules: giftRules,
-  present: presentGift,
+  store: storeGift,
+  present: (row) => presentGift({ ...noHistory, ...row }),
 };
 
 /**
- * A new gift whose body passes every rule that needs no lookup, and names no fund (a fund may be
- * closed, which only a lookup tells), can be inserted in one statement: the donor's foreign key
- * enforces what checkReference would (a donor of this institution; the key takes the same lock).
- * Anything else (null) goes through the full validation.
+ * A new gift whose body passes every rule that needs no lookup, and names no fund, soft-credited
+ * donor or matched gift (each needs a lookup), can be inserted in one statement: the donor's
+ * foreign key enforces what checkReference would (a donor of this institution; the key takes
+ * the same lock). Anything else (null) goes through the full validation.
  */
 function giftInOneStatement(
   ctx: Pick<CommandContext, 'institution'>,
   request: WriteRequest,
 ): SingleStatementCreate | null {
   const check = judgeRecord(ctx, giftsResource, request.body, null);
-  checkNumberRule(check);
-  if (check.validation.errors.length || check.record.fund_id !== null) return null;
-  const fields = fieldsOf<GiftFields>(giftsResource, check.record);
+  rulesWithoutLookup(check);
+  const { record } = check;
+  if (
+    check.validation.errors.length ||
+    record.fund_id !== null ||
+    (record.designations as unknown[]).length ||
+    (record.soft_credits as unknown[]).length ||
+    record.matches_gift_id !== null
+  )
+    return null;
+  const fields = storeGift(record, null);
   return {
     insert: (guard) => insertFragment(giftTable, ctx.institution.id, fields, guard),
-    fields,
+    fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),
   };
@@ -113,6 +331,16 @@ export const deleteGiftCommand: Command = {
   name: `${giftIdentity.name}.delete`,
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, giftsResource);
+    const receipts = await giftReceipts(ctx.db, ctx.institution.id, existing.id);
+    if (existing.status === 'voided' || toCents(existing.amount_refunded) > 0n || receipts.ever)
+      throw errors.giftLocked(
+        'This gift has a money history (a receipt, a refund or a void), so it cannot be deleted. ' +
+          'Void it instead (POST /api/v1/gifts/{id}/void).',
+      );
+    if (existing.matched_by_gift_ids.length)
+      throw errors.resourceInUse(
+        `Gifts ${existing.matched_by_gift_ids.join(', ')} match this gift; change their matches_gift_id first.`,
+      );
     if (!ctx.dryRun) await deleteGift(ctx.db, ctx.institution.id, existing.id);
     return deleted(giftIdentity.object, existing.id);
   },

@@ -1,6 +1,25 @@
 import { z } from 'zod';
-import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
-import { giftTypes } from './schema.js';
+import {
+  calendarDay,
+  moneyAmount,
+  recordIdOf,
+  reference,
+  timestamp,
+  timestamps,
+} from '../responseFields.js';
+import { giftStatuses, giftTypes, softCreditReasons } from './schema.js';
+
+export const designationResponse = z.object({
+  fund_id: reference('fund'),
+  amount: moneyAmount.describe('What the fund received of the gift.'),
+  amount_refunded: moneyAmount.describe('What the fund gave back of it (refunds). Read-only.'),
+});
+
+export const softCreditResponse = z.object({
+  donor_id: reference('soft-credited donor'),
+  amount: moneyAmount,
+  reason: z.enum(softCreditReasons),
+});
 
 export const giftResponse = z.object({
   id: recordIdOf('gift'),
@@ -12,7 +31,25 @@ export const giftResponse = z.object({
   gift_date: calendarDay,
   type: z.enum(giftTypes),
   check_number: z.string().nullable(),
-  fund_id: reference('designated fund').nullable(),
+  fund_id: reference('designated fund')
+    .nullable()
+    .describe('The fund when the gift has exactly one designation; null otherwise.'),
+  designations: z
+    .array(designationResponse)
+    .describe('The split across funds, in the order given; `[]` for an undesignated gift.'),
+  soft_credits: z.array(softCreditResponse),
+  matches_gift_id: reference('matched gift').nullable(),
+  matched_by_gift_ids: z
+    .array(reference('matching gift'))
+    .describe('Gifts that name this one in `matches_gift_id`, in id order.'),
+  benefit_amount: moneyAmount.describe(
+    'Fair market value of goods or services the donor received for the gift.',
+  ),
+  status: z.enum(giftStatuses).describe('`voided`: entered in error; it leaves every total.'),
+  amount_refunded: moneyAmount.describe('The sum of the gift’s refunds.'),
+  net_amount: moneyAmount.describe('`amount - amount_refunded`; 0 when voided.'),
+  void_reason: z.string().nullable(),
+  voided_at: timestamp.nullable(),
   ...timestamps,
 });
 export type GiftResponse = z.infer<typeof giftResponse>;

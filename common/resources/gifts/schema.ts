@@ -5,10 +5,12 @@ import {
   calendarDate,
   currencyCode,
   money,
+  moneyOrZero,
   oneOf,
   recordId,
   text,
 } from '../../validation/fields.js';
+import type { JsonValue } from '../../json.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Table } from '../table.js';
 
@@ -30,6 +32,39 @@ export const giftTypes = [
   'other',
 ] as const;
 
+export const giftStatuses = ['posted', 'voided'] as const;
+
+export const softCreditReasons = [
+  'household',
+  'solicitor',
+  'donor_advised_fund',
+  'matching_gift',
+  'tribute',
+  'other',
+] as const;
+
+/** giving.md §1–2: at most this many designations, and as many soft credits, per gift. */
+export const MAX_SPLITS = 20;
+
+const listOf = <T extends z.ZodType>(item: T, what: string) =>
+  z
+    .array(item, { message: 'must be an array' })
+    .max(MAX_SPLITS, { message: `must have at most ${MAX_SPLITS} ${what}` });
+
+/** One part of a split: a fund and the amount it receives. */
+export const designationInput = z.strictObject({
+  fund_id: recordId,
+  amount: money,
+});
+export type DesignationInput = z.infer<typeof designationInput>;
+
+export const softCreditInput = z.strictObject({
+  donor_id: recordId,
+  amount: money,
+  reason: oneOf(softCreditReasons),
+});
+export type SoftCreditInput = z.infer<typeof softCreditInput>;
+
 export const giftShape: Shape = {
   donor_id: { schema: recordId, required: true },
   amount: { schema: money, required: true },
@@ -39,9 +74,29 @@ export const giftShape: Shape = {
   type: { schema: oneOf(giftTypes) },
   check_number: { schema: text(40), nullable: true },
   fund_id: { schema: recordId, nullable: true },
+  designations: { schema: listOf(designationInput, 'designations') },
+  soft_credits: { schema: listOf(softCreditInput, 'soft credits') },
+  matches_gift_id: { schema: recordId, nullable: true },
+  benefit_amount: { schema: moneyOrZero },
 };
 
-export const giftDefaults = { type: 'cash', check_number: null, fund_id: null } as const;
+export const giftDefaults: Record<string, JsonValue> = {
+  type: 'cash',
+  check_number: null,
+  fund_id: null,
+  designations: [],
+  soft_credits: [],
+  matches_gift_id: null,
+  benefit_amount: 0,
+};
+
+/** A designation as stored: what the fund received of the gift and what it gave back. */
+export const storedDesignation = z.object({
+  fund_id: z.number(),
+  amount: z.number(),
+  amount_refunded: z.number(),
+});
+export type StoredDesignation = z.infer<typeof storedDesignation>;
 
 export const giftRow = z.object({
   id: z.number(),
@@ -53,20 +108,51 @@ export const giftRow = z.object({
   gift_date: z.string(),
   type: z.enum(giftTypes),
   check_number: z.string().nullable(),
-  fund_id: z.number().nullable(),
+  designations: z.array(storedDesignation),
+  soft_credits: z.array(softCreditInput),
+  matches_gift_id: z.number().nullable(),
+  /** The gifts that match this one, in id order (read through a subquery). */
+  matched_by_gift_ids: z.array(z.number()),
+  benefit_amount: z.union([z.string(), z.number()]),
+  status: z.enum(giftStatuses),
+  amount_refunded: z.union([z.string(), z.number()]),
+  void_reason: z.string().nullable(),
+  voided_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type GiftRow = z.infer<typeof giftRow>;
-export type GiftFields = Omit<GiftRow, 'id' | 'created_at' | 'updated_at'>;
+/** What a create or an update writes: the money history (status, refunds, voids) is not among it. */
+export type GiftFields = Pick<
+  GiftRow,
+  | 'donor_id'
+  | 'amount'
+  | 'currency'
+  | 'subject'
+  | 'gift_date'
+  | 'type'
+  | 'check_number'
+  | 'designations'
+  | 'soft_credits'
+  | 'matches_gift_id'
+  | 'benefit_amount'
+>;
 
 export const giftTable: Table<GiftRow, GiftFields> = {
   name: 'gifts',
   row: giftRow,
-  readAs: { gift_date: sql.fragment`gift_date::text` },
+  readAs: {
+    gift_date: sql.fragment`gift_date::text`,
+    matched_by_gift_ids: sql.fragment`(SELECT coalesce(jsonb_agg(m.id ORDER BY m.id), '[]')
+      FROM gifts m WHERE m.institution_id = gifts.institution_id AND m.matches_gift_id = gifts.id)`,
+  },
   // Cast, because the single-statement insert (INSERT … SELECT) gives these no column type.
   writeAs: {
     amount: (amount) => sql.fragment`${String(amount)}::numeric`,
     gift_date: (date) => sql.fragment`${date}::date`,
+    designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
+    soft_credits: (credits) => sql.fragment`${JSON.stringify(credits)}::jsonb`,
+    matches_gift_id: (id) => sql.fragment`${id}::bigint`,
+    benefit_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
   },
 };

@@ -7,7 +7,8 @@ import {
 } from '../../commands/resourceCommands.js';
 import type { FieldError } from '../../errors.js';
 import { checkReference } from '../checks.js';
-import { checkFundCapacity, toCents } from '../funds/capacity.js';
+import { toCents } from '../../money.js';
+import { checkFundCapacity } from '../funds/capacity.js';
 import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentScholarship } from './present.js';

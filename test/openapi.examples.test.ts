@@ -17,7 +17,7 @@ const bodySchema = (name: string) => ajv.compile({ $ref: `doc#/components/schema
 
 let service: TestService;
 
-/** Records with id 1 of every kind, as the examples assume (ids start at 1 in a new database). */
+/** Records with id 1 of every kind (and 2 of donors and funds), as the examples assume (ids start at 1 in a new database). */
 beforeAll(async () => {
   service = await startTestService();
   const post = (path: string, body: Json) =>
@@ -32,7 +32,15 @@ beforeAll(async () => {
     last_name: 'Example',
     email: 'home@example.org',
   });
+  // A second donor and fund: the gift example splits and soft-credits.
+  await post('/api/v1/donors', {
+    role: 'Individual',
+    first_name: 'Sam',
+    last_name: 'Example',
+    email: 'sam@example.org',
+  });
   await post('/api/v1/funds', { name: 'General fund', code: 'GENERAL', award_limit: 100000 });
+  await post('/api/v1/funds', { name: 'Scholarship fund', code: 'SCHOLAR' });
   await post('/api/v1/gifts', {
     donor_id: 1,
     amount: 10,
@@ -167,8 +175,15 @@ test.each([
   ['/api/v1/funds', 'award_limit', { name: 'Clearable', code: 'CLEAR', award_limit: 10 }],
   [
     '/api/v1/gifts',
-    'fund_id',
-    { donor_id: 1, amount: 5, subject: 'S', gift_date: '2026-02-02', fund_id: 1 },
+    'check_number',
+    {
+      donor_id: 1,
+      amount: 5,
+      subject: 'S',
+      gift_date: '2026-02-02',
+      type: 'check',
+      check_number: '7',
+    },
   ],
 ])(
   '%s: an empty string clears %s, in the answer and in the database',

@@ -1,10 +1,12 @@
 import type { ResourceDescriptor } from '../descriptor.js';
+import { giftRefunds } from '../giftRefunds/index.js';
 import { retrieveFrom } from '../table.js';
 import { createGift, deleteGiftCommand, updateGiftCommand } from './commands.js';
 import { giftList } from './list.js';
 import { presentGift } from './present.js';
 import { giftResponse } from './response.js';
 import { giftDefaults, giftIdentity, giftShape, giftTable } from './schema.js';
+import { voidGiftAction } from './void.js';
 
 export const gifts: ResourceDescriptor = {
   ...giftIdentity,
@@ -14,6 +16,8 @@ export const gifts: ResourceDescriptor = {
   commands: { create: createGift, update: updateGiftCommand, delete: deleteGiftCommand },
   list: giftList,
   retrieve: retrieveFrom(giftTable, presentGift),
+  actions: [voidGiftAction],
+  children: [giftRefunds],
   text: {
     tag: 'Gifts',
     component: 'Gift',

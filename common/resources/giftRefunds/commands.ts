@@ -1,5 +1,4 @@
 import {
-  lockClause,
   previewCreated,
   type Command,
   type CommandContext,
@@ -9,18 +8,9 @@ import { findTarget } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { centsToNumber, sumCents, toCents } from '../../money.js';
-import {
-  requireFields,
-  validateBody,
-  type BodyValidation,
-} from '../../validation/validateBody.js';
+import { requireFields, validateBody, type BodyValidation } from '../../validation/validateBody.js';
 import { netCents } from '../gifts/present.js';
-import {
-  giftIdentity,
-  giftTable,
-  type DesignationInput,
-  type GiftRow,
-} from '../gifts/schema.js';
+import { giftIdentity, giftTable, type DesignationInput, type GiftRow } from '../gifts/schema.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentGiftRefund } from './present.js';
 import { recordRefund } from './queries.js';
@@ -41,8 +31,8 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
 });
 
 /** The refunded gift, locked for the real write: concurrent refunds of one gift take turns. */
-export const findRefundedGift = (ctx: CommandContext, request: WriteRequest): Promise<GiftRow> =>
-  findTarget(ctx, request, { table: giftTable, identity: giftIdentity }, lockClause(ctx));
+const findRefundedGift = (ctx: CommandContext, request: WriteRequest): Promise<GiftRow> =>
+  findTarget(ctx, request, { table: giftTable, identity: giftIdentity });
 
 /**
  * What each fund gives back (giving.md §3). Omitted, it follows from the gift's split when that
@@ -58,7 +48,8 @@ function refundDesignations(
   const parts = gift.designations;
   if (!validation.sent.has('designations')) {
     if (parts.length === 0) return [];
-    if (parts.length === 1) return amount === null ? null : [{ fund_id: parts[0]!.fund_id, amount }];
+    if (parts.length === 1)
+      return amount === null ? null : [{ fund_id: parts[0]!.fund_id, amount }];
     validation.errors.push(
       problem(
         'designations',
@@ -79,7 +70,11 @@ function refundDesignations(
     const held = holds.get(part.fund_id);
     if (held === undefined)
       validation.errors.push(
-        problem(`${at}.fund_id`, 'invalid_value', 'names a fund that is not one of the gift’s designations'),
+        problem(
+          `${at}.fund_id`,
+          'invalid_value',
+          'names a fund that is not one of the gift’s designations',
+        ),
       );
     else if (seen.has(part.fund_id))
       validation.errors.push(
@@ -110,7 +105,7 @@ function refundDesignations(
 }
 
 /** Every rule of a refund of this gift; 422 with every problem found. */
-export function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
+function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
   const validation = validateBody(giftRefundShape, body, readOnly);
   const record: Record<string, unknown> = { ...giftRefundDefaults, ...validation.values };
   requireFields(record, ['amount', 'refund_date'], validation);
@@ -128,7 +123,11 @@ export function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
   // YYYY-MM-DD strings order as the dates do.
   if (valid('refund_date') && (record.refund_date as string) < gift.gift_date)
     validation.errors.push(
-      problem('refund_date', 'out_of_range', `must not be before the gift’s date, ${gift.gift_date}`),
+      problem(
+        'refund_date',
+        'out_of_range',
+        `must not be before the gift’s date, ${gift.gift_date}`,
+      ),
     );
   const designations = refundDesignations(gift, validation, amount);
   if (validation.errors.length || amount === null || designations === null)

@@ -35,6 +35,10 @@ export const giftRefunds: ChildCollectionDescriptor = {
     },
     conflicts: ['invalid_state_transition'],
     filterNotes: {},
-    example: { amount: 5, refund_date: '2026-11-24', reason: 'Charged twice by the card processor' },
+    example: {
+      amount: 5,
+      refund_date: '2026-11-24',
+      reason: 'Charged twice by the card processor',
+    },
   },
 };

@@ -18,7 +18,9 @@ export const giftRefundResponse = z.object({
       }),
     )
     .max(MAX_SPLITS)
-    .describe('What each fund of the gift gave back, summing to `amount`; `[]` for an undesignated gift.'),
+    .describe(
+      'What each fund of the gift gave back, summing to `amount`; `[]` for an undesignated gift.',
+    ),
   created_at: timestamps.created_at,
 });
 export type GiftRefundResponse = z.infer<typeof giftRefundResponse>;

@@ -1,5 +1,5 @@
 import { sql, type CommonQueryMethods } from 'slonik';
-import { lockClause, type Command } from '../../commands/command.js';
+import type { Command } from '../../commands/command.js';
 import { findTarget } from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
 import { text } from '../../validation/fields.js';
@@ -30,12 +30,8 @@ async function voidGift(
 export const voidGiftCommand: Command = {
   name: `${giftIdentity.name}.void`,
   async execute(ctx, request) {
-    const gift = await findTarget(
-      ctx,
-      request,
-      { table: giftTable, identity: giftIdentity },
-      lockClause(ctx),
-    );
+    // Locked for the real write, so a void and a refund of one gift take turns.
+    const gift = await findTarget(ctx, request, { table: giftTable, identity: giftIdentity });
     if (gift.status === 'voided')
       throw errors.invalidStateTransition(
         'status',

@@ -412,17 +412,27 @@ describe('what a refund refuses, answered alike by the real call and both dry ru
     );
   });
 
-  test('a voided gift: 409 invalid_state_transition, before its body is judged', async () => {
-    for (const body of [{ amount: 1, refund_date: '2026-04-01' }, {}]) {
-      await expectSameErrorThreeWays(
-        service,
-        refundsPath(gifts.voided),
-        'POST',
-        body,
-        { status: 409, code: 'invalid_state_transition' },
-        moneyState,
-      );
-    }
+  test('a voided gift: 422 invalid_value at gift_id, beside the body’s own problems', async () => {
+    await expectSameFailureThreeWays(
+      service,
+      refundsPath(gifts.voided),
+      'POST',
+      { amount: 1, refund_date: '2026-04-01' },
+      [{ param: 'gift_id', code: 'invalid_value' }],
+      moneyState,
+    );
+    await expectSameFailureThreeWays(
+      service,
+      refundsPath(gifts.voided),
+      'POST',
+      { refund_date: '2026-01-01' },
+      [
+        { param: 'gift_id', code: 'invalid_value' },
+        { param: 'amount', code: 'required' },
+        { param: 'refund_date', code: 'out_of_range' },
+      ],
+      moneyState,
+    );
   });
 
   test('another institution’s gift is as absent as a missing one, and theirs is untouched', async () => {

@@ -149,12 +149,12 @@ describe('a voided gift', () => {
   });
 
   test('cannot be refunded, patched in its money or deleted; nothing changes', async () => {
-    await expectSameErrorThreeWays(
+    await expectSameFailureThreeWays(
       service,
       refundsPath(voided.id),
       'POST',
       { amount: 1, refund_date: '2026-04-01' },
-      { status: 409, code: 'invalid_state_transition' },
+      [{ param: 'gift_id', code: 'invalid_value' }],
       moneyState,
     );
     await expectSameErrorThreeWays(

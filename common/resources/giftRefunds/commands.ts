@@ -112,7 +112,18 @@ function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
   const valid = (name: string) =>
     !validation.invalid.has(name) && record[name] !== undefined && record[name] !== null;
   const amount = valid('amount') ? (record.amount as number) : null;
-  if (amount !== null && toCents(amount) > netCents(gift))
+  // As a receipt's gift_id naming a voided gift is invalid_value: one answer for "this gift
+  // takes no more money history". The rules on what the gift still holds would only repeat it.
+  const voided = gift.status === 'voided';
+  if (voided)
+    validation.errors.unshift(
+      problem(
+        'gift_id',
+        'invalid_value',
+        'names a voided gift: it counts for nothing, so nothing of it can be refunded',
+      ),
+    );
+  if (!voided && amount !== null && toCents(amount) > netCents(gift))
     validation.errors.push(
       problem(
         'amount',
@@ -129,7 +140,7 @@ function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
         `must not be before the gift’s date, ${gift.gift_date}`,
       ),
     );
-  const designations = refundDesignations(gift, validation, amount);
+  const designations = voided ? null : refundDesignations(gift, validation, amount);
   if (validation.errors.length || amount === null || designations === null)
     throw errors.validationFailed(validation.errors);
   return {
@@ -154,11 +165,6 @@ export const createGiftRefund: Command = {
   },
   async execute(ctx, request) {
     const gift = await findRefundedGift(ctx, request);
-    if (gift.status === 'voided')
-      throw errors.invalidStateTransition(
-        'status',
-        'This gift is voided: it counts for nothing, so nothing of it can be refunded.',
-      );
     const fields = judgeRefund(gift, request.body);
     const row = ctx.dryRun
       ? previewCreated(ctx, fields)

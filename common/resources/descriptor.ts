@@ -58,9 +58,10 @@ export interface ResourceText extends ListText {
   deleteNote?: string;
   /**
    * A realistic body for each write, shown on the docs page: each succeeds as sent (dry run or
-   * real) in an institution whose records with id 1 exist (as in `npm run demo`).
+   * real) in an institution whose records with id 1 exist (as in `npm run demo`). A resource
+   * without update has no update example.
    */
-  examples: { create: JsonObject; update: JsonObject };
+  examples: { create: JsonObject; update?: JsonObject };
 }
 
 /**

@@ -16,12 +16,7 @@ import { giftReceipts } from '../gifts/queries.js';
 import { readOnlyOf } from '../responseFields.js';
 import { findRow } from '../table.js';
 import { presentReceipt } from './present.js';
-import {
-  findGiftToReceipt,
-  issueReceipt,
-  voidReceipt,
-  type GiftToReceipt,
-} from './queries.js';
+import { findGiftToReceipt, issueReceipt, voidReceipt, type GiftToReceipt } from './queries.js';
 import { receiptResponse } from './response.js';
 import {
   receiptDefaults,
@@ -92,7 +87,11 @@ async function receiptableGift(
     refuse(alreadyReceipted.code, alreadyReceipted.message);
   if (valid('issued_on') && (record.issued_on as string) < gift.gift_date)
     validation.errors.push(
-      problem('issued_on', 'out_of_range', `must not be before the gift’s gift_date, ${gift.gift_date}`),
+      problem(
+        'issued_on',
+        'out_of_range',
+        `must not be before the gift’s gift_date, ${gift.gift_date}`,
+      ),
     );
   return validation.errors.length === before ? gift : null;
 }

@@ -28,7 +28,9 @@ export const receiptResponse = z.object({
   benefit_amount: moneyAmount.describe(
     'The gift’s `benefit_amount`: fair market value of goods or services the donor received.',
   ),
-  deductible_amount: moneyAmount.describe('`amount - benefit_amount`, and 0 when that is negative.'),
+  deductible_amount: moneyAmount.describe(
+    '`amount - benefit_amount`, and 0 when that is negative.',
+  ),
   currency: z.string().describe('ISO 4217 code: the gift’s currency.'),
   status: z.enum(receiptStatuses).describe('`void`: withdrawn; its number stays used.'),
   donor_name: z.string().describe('The donor’s `display_name` when the receipt was issued.'),

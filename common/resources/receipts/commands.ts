@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import { lockClause, type Command, type CommandContext } from '../../commands/command.js';
 import {
   apiPath,
@@ -102,7 +103,16 @@ async function receiptFields(
   gift: GiftToReceipt,
   issuedOn: string,
 ): Promise<ReceiptFields> {
-  const donor = await findRow(ctx.db, donorTable, ctx.institution.id, gift.donor_id);
+  // Key-share locked here, as the receipt's foreign key would lock it at the insert: waiting
+  // there for a concurrent edit of the donor (which locks it FOR UPDATE) would hold the
+  // institution's number row meanwhile and stall every other issue; here it holds nothing yet.
+  const donor = await findRow(
+    ctx.db,
+    donorTable,
+    ctx.institution.id,
+    gift.donor_id,
+    ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`,
+  );
   // The gift's foreign key keeps its donor, and the gift row lock keeps the gift's donor_id.
   if (!donor) throw new Error(`gift ${gift.id} has no donor ${gift.donor_id}`);
   const amount = netCents(gift);

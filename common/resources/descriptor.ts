@@ -15,10 +15,7 @@ export type Retrieval = (
 
 /** The 409s a resource's own rules answer with, as its documentation lists them. */
 export type ConflictCode =
-  | 'invalid_state_transition'
-  | 'resource_archived'
-  | 'resource_in_use'
-  | 'gift_locked';
+  'invalid_state_transition' | 'resource_archived' | 'resource_in_use' | 'gift_locked';
 
 /** What a list's documentation says beyond its ListSpec. */
 export interface ListText {

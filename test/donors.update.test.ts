@@ -24,7 +24,14 @@ describe('GET /donors/{id}', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({
       ...donor,
-      giving: { total_amount: 0, gift_count: 0, first_gift_date: null, last_gift_date: null },
+      giving: {
+        total_amount: 0,
+        gift_count: 0,
+        first_gift_date: null,
+        last_gift_date: null,
+        soft_credit_total: 0,
+        soft_credit_count: 0,
+      },
     });
 
     await createGift(donor.id, 100.5, '2026-01-15');
@@ -39,6 +46,8 @@ describe('GET /donors/{id}', () => {
       gift_count: 3,
       first_gift_date: '2025-12-01',
       last_gift_date: '2026-01-15',
+      soft_credit_total: 0,
+      soft_credit_count: 0,
     });
     expect({ ...fetched.body, giving: undefined }).toEqual({ ...donor, giving: undefined });
   });

@@ -4,6 +4,7 @@ import {
   createDonor,
   createFund,
   giftBody,
+  freshMoney,
   giftRow,
   ids,
   service,
@@ -40,6 +41,7 @@ describe('gift CRUD', () => {
       type: 'check',
       check_number: '1001',
       fund_id: ids.fund,
+      ...freshMoney(250.75, ids.fund),
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
@@ -205,6 +207,7 @@ describe('gift CRUD', () => {
     expect(dry.body).toEqual({
       ...gift,
       amount: 12.34,
+      net_amount: 12.34,
       subject: 'Preview',
       updated_at: expect.stringMatching(ISO_MS),
     });

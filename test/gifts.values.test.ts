@@ -202,6 +202,8 @@ describe('money is exact', () => {
       gift_count: 30,
       first_gift_date: '2026-04-01',
       last_gift_date: '2026-04-30',
+      soft_credit_total: 0,
+      soft_credit_count: 0,
     });
   });
 });

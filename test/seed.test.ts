@@ -133,8 +133,13 @@ describe('a seed run', () => {
   test('gifts: spread over donors and funds (some without), every type, years of dates, cents', async () => {
     const [stats] = await rows<Record<string, number | string>>(sql.unsafe`
       SELECT count(DISTINCT donor_id)::int AS donors,
-             count(DISTINCT fund_id)::int AS funds,
-             count(*) FILTER (WHERE fund_id IS NULL)::int AS without_fund,
+             (SELECT count(DISTINCT fund)::int FROM gifts g, unnest(g.fund_ids) AS fund
+              WHERE g.institution_id = ${service.tenant.institutionId}) AS funds,
+             count(*) FILTER (WHERE fund_ids = '{}')::int AS without_fund,
+             count(*) FILTER (WHERE cardinality(fund_ids) > 1
+                              OR (cardinality(fund_ids) = 1
+                                  AND (designations -> 0 ->> 'amount')::numeric <> amount))::int
+               AS bad_designations,
              count(DISTINCT type)::int AS types,
              (max(gift_date) - min(gift_date))::int AS days,
              count(*) FILTER (WHERE amount <> trunc(amount))::int AS with_cents,
@@ -150,6 +155,7 @@ describe('a seed run', () => {
       other_currency: 0,
       checks_without_number: 0,
       future: 0,
+      bad_designations: 0,
     });
     expect(stats!.donors).toBeGreaterThan(50);
     expect(stats!.funds).toBeGreaterThanOrEqual(1);
@@ -188,8 +194,8 @@ describe('a seed run', () => {
       SELECT DISTINCT ON (role, status) id::int, gives_anonymously FROM donors
       WHERE institution_id = ${institutionId} ORDER BY role, status, id`);
     const giftSample = await rows<{ id: number; subject: string }>(sql.unsafe`
-      SELECT DISTINCT ON (type, fund_id IS NULL) id::int, subject FROM gifts
-      WHERE institution_id = ${institutionId} ORDER BY type, fund_id IS NULL, id`);
+      SELECT DISTINCT ON (type, fund_ids = '{}') id::int, subject FROM gifts
+      WHERE institution_id = ${institutionId} ORDER BY type, fund_ids = '{}', id`);
     const fundSample = await rows<{ id: number; endowed: boolean }>(sql.unsafe`
       SELECT id::int, endowed FROM funds WHERE institution_id = ${institutionId}`);
     const updates: Array<[string, unknown]> = [

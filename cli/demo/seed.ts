@@ -18,6 +18,7 @@ import {
   type Body,
 } from './data.js';
 import { DemoError } from './errors.js';
+import { recordMoneyStories } from './money.js';
 
 type Created = Body & { id: number };
 
@@ -111,6 +112,11 @@ async function fillInstitution(client: ApiClient): Promise<{ donorId: number; fu
     })),
   );
   await inBatches(gifts, (gift) => client.create('/gifts', gift.body, gift.key));
+  await recordMoneyStories(
+    client,
+    donorRows.map((row) => row.id),
+    fundId,
+  );
 
   // Award cycles are academic years, August to May: last year's and this year's.
   const now = new Date();

@@ -50,11 +50,22 @@ export const deletedResponse = (object: string) =>
     deleted: z.literal(true),
   });
 
+/**
+ * The `url` of a list: its endpoint, or for the records of one parent
+ * (`/api/v1/gifts/:id/refunds`) the parent's own path (`/api/v1/gifts/7/refunds`).
+ */
+function listUrl(endpoint: string) {
+  const parts = endpoint.split(/:\w+/);
+  if (parts.length === 1) return z.literal(endpoint);
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return z.string().regex(new RegExp(`^${parts.map(escape).join('[1-9][0-9]*')}$`));
+}
+
 /** The list envelope of interface.md §2 around one page of items. */
 export const listEnvelope = (endpoint: string, item: z.ZodType) =>
   z.object({
     object: z.literal('list'),
-    url: z.literal(endpoint).describe('The path the collection was served from.'),
+    url: listUrl(endpoint).describe('The path the collection was served from.'),
     has_more: z.boolean().describe('Whether another page exists in the direction being paged.'),
     next_cursor: z
       .string()

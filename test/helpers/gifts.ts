@@ -14,9 +14,33 @@ export interface Gift {
   type: string;
   check_number: string | null;
   fund_id: number | null;
+  designations: { fund_id: number; amount: number; amount_refunded: number }[];
+  soft_credits: { donor_id: number; amount: number; reason: string }[];
+  matches_gift_id: number | null;
+  matched_by_gift_ids: number[];
+  benefit_amount: number;
+  status: 'posted' | 'voided';
+  amount_refunded: number;
+  net_amount: number;
+  void_reason: string | null;
+  voided_at: string | null;
   created_at: string;
   updated_at: string;
 }
+
+/** The money fields of a new gift of `amount`, designated whole to `fundId` when given. */
+export const freshMoney = (amount: number, fundId: number | null = null) => ({
+  designations: fundId === null ? [] : [{ fund_id: fundId, amount, amount_refunded: 0 }],
+  soft_credits: [],
+  matches_gift_id: null,
+  matched_by_gift_ids: [],
+  benefit_amount: 0,
+  status: 'posted',
+  amount_refunded: 0,
+  net_amount: amount,
+  void_reason: null,
+  voided_at: null,
+});
 
 export let service: TestService;
 export let other: Tenant;
@@ -68,7 +92,9 @@ export interface StoredGift {
 export async function giftRow(id: number): Promise<StoredGift | null> {
   const row = await service.db.maybeOne(sql.unsafe`
     SELECT donor_id, amount::text AS amount, currency, subject, gift_date::text AS gift_date, type,
-           check_number, fund_id, updated_at
+           check_number, updated_at,
+           CASE WHEN jsonb_array_length(designations) = 1
+                THEN (designations -> 0 ->> 'fund_id')::int END AS fund_id
     FROM gifts WHERE id = ${id}`);
   return row as StoredGift | null;
 }

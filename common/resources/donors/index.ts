@@ -45,7 +45,8 @@ export const donors: ResourceDescriptor = {
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
     ].join('\n\n'),
     conflicts: { delete: ['resource_in_use'] },
-    deleteNote: 'Refused with 409 `resource_in_use` while the donor has gifts.',
+    deleteNote:
+      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it.',
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',

@@ -30,6 +30,7 @@ import {
   giftIdentity,
   giftShape,
   giftTable,
+  MAX_SPLITS,
   type DesignationInput,
   type GiftFields,
   type GiftRow,
@@ -47,7 +48,9 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
 /** The rules that need no lookup: check_number only on checks; a benefit within the amount. */
 function rulesWithoutLookup({ record, validation, valid }: GiftCheck): void {
   if (record.check_number !== null && record.type !== 'check' && !validation.invalid.has('type')) {
-    validation.errors.push(problem('check_number', 'not_allowed', 'is allowed only when type is check'));
+    validation.errors.push(
+      problem('check_number', 'not_allowed', 'is allowed only when type is check'),
+    );
   }
   if (
     valid('benefit_amount') &&
@@ -88,17 +91,25 @@ const sameSplit = (a: readonly DesignationInput[], b: readonly DesignationInput[
       part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
   );
 
-/** Designations: each fund once, of the institution and open when new; the parts sum to the amount. */
-async function checkDesignations(ctx: CommandContext, check: GiftCheck): Promise<void> {
+/**
+ * Designations: each fund once; the parts sum to the amount. Settles `record.designations` and
+ * returns the funds to look up: those new to the gift, which must be open funds of the institution.
+ */
+function checkDesignations(check: GiftCheck): { id: number; param: string }[] {
   const { record, validation, existing, valid } = check;
   if (validation.sent.has('fund_id') && validation.sent.has('designations')) {
     validation.errors.push(
       problem('fund_id', 'not_allowed', 'cannot be sent with designations, which name the funds'),
     );
-    return;
+    return [];
   }
   const parts = designationsOf(check);
-  if (parts === null) return;
+  if (parts === null) {
+    // The amount is invalid, so there is no split; the fund named is still checked.
+    return validation.sent.has('fund_id') && valid('fund_id')
+      ? [{ id: record.fund_id as number, param: 'fund_id' }]
+      : [];
+  }
   record.designations = parts;
   const shorthand = !validation.sent.has('designations');
   const paramOf = (index: number) => (shorthand ? 'fund_id' : `designations.${index}.fund_id`);
@@ -124,10 +135,9 @@ async function checkDesignations(ctx: CommandContext, check: GiftCheck): Promise
   }
   // A fund the gift already has may have closed since; only a new designation must be open.
   const held = new Set((existing?.designations ?? []).map((part) => part.fund_id));
-  const fresh = parts
+  return parts
     .map((part, index) => ({ id: part.fund_id, param: paramOf(index) }))
     .filter((entry) => !held.has(entry.id));
-  validation.errors.push(...(await checkReferencesAt(ctx, fundReference, fresh)));
 }
 
 /** Soft credits: other donors of the institution, each once, each at most the gift's amount. */
@@ -140,7 +150,11 @@ async function checkSoftCredits(ctx: CommandContext, check: GiftCheck): Promise<
     const at = `soft_credits.${index}`;
     if (valid('donor_id') && credit.donor_id === record.donor_id)
       validation.errors.push(
-        problem(`${at}.donor_id`, 'not_allowed', 'names the gift’s own donor, who has the hard credit'),
+        problem(
+          `${at}.donor_id`,
+          'not_allowed',
+          'names the gift’s own donor, who has the hard credit',
+        ),
       );
     else if (seen.has(credit.donor_id))
       validation.errors.push(
@@ -180,11 +194,21 @@ async function checkMatch(ctx: CommandContext, check: GiftCheck): Promise<void> 
   );
   if (!matched) {
     validation.errors.push(problem(param, 'reference_not_found', 'does not name an existing gift'));
+  } else if (
+    matched.matched_by_gift_ids.filter((other) => other !== existing?.id).length >= MAX_SPLITS
+  ) {
+    validation.errors.push(
+      problem(param, 'invalid_value', `names a gift that ${MAX_SPLITS} gifts match already`),
+    );
   } else if (matched.status === 'voided') {
     validation.errors.push(problem(param, 'invalid_value', 'names a voided gift'));
   } else if (valid('donor_id') && matched.donor_id === record.donor_id) {
     validation.errors.push(
-      problem(param, 'invalid_value', 'names a gift of the same donor; a match comes from another donor'),
+      problem(
+        param,
+        'invalid_value',
+        'names a gift of the same donor; a match comes from another donor',
+      ),
     );
   }
 }
@@ -201,7 +225,8 @@ function moneyChanges(check: GiftCheck): string[] {
   for (const name of ['donor_id', 'gift_date', 'currency'] as const)
     if (valid(name) && record[name] !== existing[name]) changed.push(name);
   const parts = record.designations as DesignationInput[] | undefined;
-  if (Array.isArray(parts) && !sameSplit(parts, existing.designations)) changed.push('designations');
+  if (Array.isArray(parts) && !sameSplit(parts, existing.designations))
+    changed.push('designations');
   return changed;
 }
 
@@ -226,12 +251,13 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
-  await checkDesignations(ctx, check);
+  const newFunds = checkDesignations(check);
   await checkLock(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
     if (found) validation.errors.push(found);
   }
+  validation.errors.push(...(await checkReferencesAt(ctx, fundReference, newFunds)));
   await checkSoftCredits(ctx, check);
   await checkMatch(ctx, check);
 }

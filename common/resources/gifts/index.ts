@@ -1,10 +1,12 @@
 import type { ResourceDescriptor } from '../descriptor.js';
+import { giftRefunds } from '../giftRefunds/index.js';
 import { retrieveFrom } from '../table.js';
 import { createGift, deleteGiftCommand, updateGiftCommand } from './commands.js';
 import { giftList } from './list.js';
 import { presentGift } from './present.js';
 import { giftResponse } from './response.js';
 import { giftDefaults, giftIdentity, giftShape, giftTable } from './schema.js';
+import { voidGiftAction } from './void.js';
 
 export const gifts: ResourceDescriptor = {
   ...giftIdentity,
@@ -14,21 +16,41 @@ export const gifts: ResourceDescriptor = {
   commands: { create: createGift, update: updateGiftCommand, delete: deleteGiftCommand },
   list: giftList,
   retrieve: retrieveFrom(giftTable, presentGift),
+  actions: [voidGiftAction],
+  children: [giftRefunds],
   text: {
     tag: 'Gifts',
     component: 'Gift',
     notes: {
-      donor_id: 'A donor of the institution.',
+      donor_id: 'A donor of the institution: the one with the hard credit.',
       currency: 'Defaults to the institution’s currency.',
       check_number: 'Only when `type` is `check`.',
-      fund_id: 'The designation: an active fund of the institution.',
+      fund_id:
+        'Shorthand for one designation of the whole amount to an open fund of the institution. Not together with `designations`.',
+      designations:
+        'The split across funds: 1 to 20 parts, each fund once, the amounts summing exactly to `amount`. `[]` for an undesignated gift.',
+      soft_credits:
+        'Recognition without ownership: up to 20 other donors of the institution, each once, each for at most the gift’s amount.',
+      matches_gift_id:
+        'The gift this one matches (an employer’s match): a gift of the institution, by another donor, not voided, that fewer than 20 gifts match.',
+      benefit_amount:
+        'Fair market value of goods or services the donor received (a gala dinner); at most `amount`. A receipt deducts it.',
     },
     rules: [
-      '`donor_id` must name a donor of the institution and `fund_id` an active fund (422 `reference_not_found` / `reference_inactive`).',
-      '`check_number` is allowed only when `type` is `check` (422 `not_allowed`).',
-      '`currency` defaults to the institution’s currency.',
+      '`donor_id` must name a donor of the institution and each fund an open fund of the institution (422 `reference_not_found` / `reference_inactive`, at `fund_id` or `designations.N.fund_id`). A fund the gift already has may have closed since: it stays valid on this gift.',
+      '**Designations** split a gift across funds. Their amounts sum exactly to `amount` (422 `designation_total_mismatch` on `designations`); a fund appears once (`already_in_use` at `designations.N.fund_id`). `fund_id` is the shorthand for one designation of the whole amount; sending both is `not_allowed` on `fund_id`. Responses carry both: `designations` (possibly `[]`) and `fund_id` (the fund when there is exactly one designation, else null). A PATCH of `amount` moves a single designation with it; a gift split in several needs new `designations` with the new amount. Fund totals, `GET /gifts?fund_id=` and the reports read designations.',
+      '**Soft credits** recognise other donors (a spouse, a solicitor, a donor-advised fund’s advisor, the employee whose gift a company matched). Never the gift’s own donor (`not_allowed`), each donor once (`already_in_use`), each at most `amount` (`out_of_range`). They count in the credited donor’s `giving.soft_credit_total`, never in fund totals or hard-credit totals.',
+      '**Matching gifts** name the gift they match in `matches_gift_id` (a gift of another donor, not voided: 422 `invalid_value`); the matched gift lists them in `matched_by_gift_ids`. A match adds no soft credit by itself.',
+      '**Money history is append-only.** `status`, `amount_refunded` and `net_amount` change only through refunds (`POST /gifts/{id}/refunds`) and voids (`POST /gifts/{id}/void`). A gift with an issued receipt, a refund or a void is locked: a PATCH that changes `amount`, `donor_id`, `gift_date`, `currency`, `designations` or `benefit_amount` is 409 `gift_locked` (other fields may change), and DELETE is 409 `gift_locked` once the gift was ever receipted, refunded or voided: void it instead. A gift that other gifts match cannot be deleted (409 `resource_in_use`).',
+      '`check_number` is allowed only when `type` is `check` (422 `not_allowed`). `currency` defaults to the institution’s currency.',
     ].join('\n\n'),
+    conflicts: { update: ['gift_locked'], delete: ['gift_locked', 'resource_in_use'] },
+    deleteNote:
+      'Only a gift with no money history: never receipted, refunded or voided (else 409 `gift_locked`; void it instead), and matched by no other gift.',
     filterNotes: {
+      fund_id: 'Gifts with a designation to this fund.',
+      soft_credit_donor_id: 'Gifts that soft-credit this donor.',
+      matches_gift_id: 'Gifts that match this gift.',
       q: 'The subject contains this text.',
       gift_date_from: 'Gifts on or after this date.',
       gift_date_to: 'Gifts on or before this date.',
@@ -40,7 +62,11 @@ export const gifts: ResourceDescriptor = {
         subject: 'Annual fund 2026',
         gift_date: '2026-11-24',
         type: 'credit_card',
-        fund_id: 1,
+        designations: [
+          { fund_id: 1, amount: 150 },
+          { fund_id: 2, amount: 100 },
+        ],
+        soft_credits: [{ donor_id: 2, amount: 250, reason: 'household' }],
       },
       update: { subject: 'Annual fund 2026, in memory of a classmate' },
     },

@@ -7,7 +7,7 @@ import {
   timestamp,
   timestamps,
 } from '../responseFields.js';
-import { giftStatuses, giftTypes, softCreditReasons } from './schema.js';
+import { giftStatuses, giftTypes, MAX_SPLITS, softCreditReasons } from './schema.js';
 
 export const designationResponse = z.object({
   fund_id: reference('fund'),
@@ -36,11 +36,13 @@ export const giftResponse = z.object({
     .describe('The fund when the gift has exactly one designation; null otherwise.'),
   designations: z
     .array(designationResponse)
+    .max(MAX_SPLITS)
     .describe('The split across funds, in the order given; `[]` for an undesignated gift.'),
-  soft_credits: z.array(softCreditResponse),
+  soft_credits: z.array(softCreditResponse).max(MAX_SPLITS),
   matches_gift_id: reference('matched gift').nullable(),
   matched_by_gift_ids: z
     .array(reference('matching gift'))
+    .max(MAX_SPLITS)
     .describe('Gifts that name this one in `matches_gift_id`, in id order.'),
   benefit_amount: moneyAmount.describe(
     'Fair market value of goods or services the donor received for the gift.',

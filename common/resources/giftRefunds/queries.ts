@@ -1,0 +1,46 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { centsToNumber, toCents } from '../../money.js';
+import type { GiftRow } from '../gifts/schema.js';
+import { insertRow } from '../table.js';
+import { giftRefundTable, type GiftRefundFields, type GiftRefundRow } from './schema.js';
+
+/**
+ * A receipt states the amount given, so a refund or a void of its gift makes it wrong: it is
+ * voided in the same transaction (its number stays used; the gift may be receipted again).
+ */
+export async function voidIssuedReceipt(
+  db: CommonQueryMethods,
+  institutionId: number,
+  giftId: number,
+  reason: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE receipts SET status = 'void', void_reason = ${reason}, voided_at = now(), updated_at = now()
+    WHERE institution_id = ${institutionId} AND gift_id = ${giftId} AND status = 'issued'`);
+}
+
+/**
+ * Records a refund of a gift the caller holds locked (FOR UPDATE), so the gift's totals and
+ * designations read before are still the gift's: the refund row, then what the gift and each
+ * designation gave back in one UPDATE, then its receipt.
+ */
+export async function recordRefund(
+  db: CommonQueryMethods,
+  institutionId: number,
+  gift: GiftRow,
+  fields: GiftRefundFields,
+): Promise<GiftRefundRow> {
+  const row = await insertRow(db, giftRefundTable, institutionId, fields);
+  const back = new Map(fields.designations.map((part) => [part.fund_id, toCents(part.amount)]));
+  const designations = gift.designations.map((part) => ({
+    ...part,
+    amount_refunded: centsToNumber(toCents(part.amount_refunded) + (back.get(part.fund_id) ?? 0n)),
+  }));
+  await db.query(sql.unsafe`
+    UPDATE gifts
+    SET amount_refunded = amount_refunded + ${String(fields.amount)}::numeric,
+        designations = ${JSON.stringify(designations)}::jsonb, updated_at = now()
+    WHERE institution_id = ${institutionId} AND id = ${gift.id}`);
+  await voidIssuedReceipt(db, institutionId, gift.id, `The gift was refunded (refund ${row.id}).`);
+  return row;
+}

@@ -1,0 +1,68 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import type { Command } from '../../commands/command.js';
+import { findTarget } from '../../commands/resourceCommands.js';
+import { errors } from '../../errors.js';
+import { text } from '../../validation/fields.js';
+import { requireFields, validateBody, type Shape } from '../../validation/validateBody.js';
+import type { ActionDescriptor } from '../descriptor.js';
+import { voidIssuedReceipt } from '../giftRefunds/queries.js';
+import { findRow } from '../table.js';
+import { presentGift } from './present.js';
+import { giftIdentity, giftTable, type GiftRow } from './schema.js';
+
+// A void is an audit event on money history: it must say why the gift was entered in error.
+const voidShape: Shape = { reason: { schema: text(500), required: true } };
+
+async function voidGift(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+  reason: string,
+): Promise<GiftRow> {
+  await db.query(sql.unsafe`
+    UPDATE gifts SET status = 'voided', void_reason = ${reason}, voided_at = now(), updated_at = now()
+    WHERE institution_id = ${institutionId} AND id = ${id}`);
+  await voidIssuedReceipt(db, institutionId, id, `The gift was voided: ${reason}`);
+  return (await findRow(db, giftTable, institutionId, id))!;
+}
+
+/** POST /gifts/{id}/void (giving.md §3): posted → voided, once and for good. */
+export const voidGiftCommand: Command = {
+  name: `${giftIdentity.name}.void`,
+  async execute(ctx, request) {
+    // Locked for the real write, so a void and a refund of one gift take turns.
+    const gift = await findTarget(ctx, request, { table: giftTable, identity: giftIdentity });
+    if (gift.status === 'voided')
+      throw errors.invalidStateTransition(
+        'status',
+        'This gift is already voided; a void is final and cannot be repeated or undone.',
+      );
+    const validation = validateBody(voidShape, request.body);
+    requireFields(validation.values, ['reason'], validation);
+    if (validation.errors.length) throw errors.validationFailed(validation.errors);
+    const reason = validation.values.reason as string;
+    const row: GiftRow = ctx.dryRun
+      ? { ...gift, status: 'voided', void_reason: reason, voided_at: ctx.now, updated_at: ctx.now }
+      : await voidGift(ctx.db, ctx.institution.id, gift.id, reason);
+    return { status: 200, body: presentGift(row) };
+  },
+};
+
+export const voidGiftAction: ActionDescriptor = {
+  name: 'void',
+  command: voidGiftCommand,
+  shape: voidShape,
+  defaults: {},
+  text: {
+    component: 'GiftVoid',
+    summary: 'Void a gift',
+    description: [
+      'Marks a gift entered in error: `status` becomes `voided`, `net_amount` 0, and `void_reason` and `voided_at` are set. The gift stays visible (money history is append-only) but leaves every total: fund `totals.gifts_received`, donor `giving` and the reports count only posted gifts.',
+      'A voided gift cannot be refunded or receipted (422 `invalid_value` at `gift_id`) nor matched (422 `invalid_value` at `matches_gift_id`); its money fields cannot change and it cannot be deleted (409 `gift_locked`). Its issued receipt, if any, is voided in the same transaction. A void is final: a second void is 409 `invalid_state_transition`.',
+      'Answers the gift as `GET /gifts/{id}` does.',
+    ].join('\n\n'),
+    notes: { reason: 'Why the gift was entered in error; at most 500 characters.' },
+    conflicts: ['invalid_state_transition'],
+    example: { reason: 'Entered twice by mistake' },
+  },
+};

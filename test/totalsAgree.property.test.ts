@@ -1,0 +1,339 @@
+import fc from 'fast-check';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+
+/**
+ * giving.md §7, over any sequence of money operations: after every step, the sum of fund
+ * `gifts_received` plus undesignated net gift amounts equals the sum of donor
+ * `giving.total_amount`, equals the sum of non-voided gifts' net amounts (all read through the
+ * API); every gift's figures are what a model of the operations predicts; each operation
+ * succeeds exactly when the model says it may; and receipt numbers are exactly 1..N.
+ */
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const FUNDS = 3;
+const DONORS = 3;
+
+type Op =
+  | { kind: 'gift'; donor: number; cents: number; funds: number[]; cuts: number[]; soft: boolean }
+  | { kind: 'refund'; gift: number; share: number; tooMuch: boolean }
+  | { kind: 'void'; gift: number }
+  | { kind: 'receipt'; gift: number }
+  | { kind: 'voidReceipt'; receipt: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('gift' as const),
+      donor: fc.nat(DONORS - 1),
+      cents: fc.integer({ min: 3, max: 1_000_000 }),
+      funds: fc.uniqueArray(fc.nat(FUNDS - 1), { maxLength: FUNDS }),
+      cuts: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), {
+        minLength: FUNDS,
+        maxLength: FUNDS,
+      }),
+      soft: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('refund' as const),
+      gift: fc.nat(50),
+      share: fc.double({ min: 0.05, max: 1, noNaN: true }),
+      tooMuch: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('void' as const), gift: fc.nat(50) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('receipt' as const), gift: fc.nat(50) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('voidReceipt' as const), receipt: fc.nat(50) }),
+  },
+);
+
+interface ModelGift {
+  id: number;
+  donor: number;
+  cents: number;
+  /** fund index → [designated cents, refunded cents] */
+  parts: Map<number, [number, number]>;
+  refunded: number;
+  voided: boolean;
+}
+
+interface ModelReceipt {
+  id: number;
+  gift: ModelGift;
+  issued: boolean;
+}
+
+const money = (cents: number) => cents / 100;
+const net = (gift: ModelGift) => (gift.voided ? 0 : gift.cents - gift.refunded);
+
+/** Splits `cents` over `count` parts of at least 1 cent each, at the given cut points. */
+function split(cents: number, count: number, cuts: number[]): number[] {
+  if (count === 0) return [];
+  const spare = cents - count;
+  const marks = cuts
+    .slice(0, count - 1)
+    .map((cut) => Math.floor(cut * spare))
+    .sort((a, b) => a - b);
+  const bounds = [0, ...marks, spare];
+  return bounds.slice(1).map((bound, index) => bound - bounds[index]! + 1);
+}
+
+class World {
+  readonly funds: number[] = [];
+  readonly donors: number[] = [];
+  readonly gifts: ModelGift[] = [];
+  readonly receipts: ModelReceipt[] = [];
+  private step = 0;
+
+  constructor(readonly tenant: Tenant) {}
+
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
+    this.step += 1;
+    return service.call<T>(method, `/api/v1${path}`, {
+      key: this.tenant.key,
+      body,
+      headers: body === undefined ? {} : { 'Idempotency-Key': `step-${this.step}` },
+    });
+  }
+
+  async setUp(): Promise<void> {
+    for (let i = 0; i < FUNDS; i += 1) {
+      const fund = await this.call<{ id: number }>('POST', '/funds', {
+        name: `Fund ${i}`,
+        code: `F${i}`,
+      });
+      this.funds.push(fund.body.id);
+    }
+    for (let i = 0; i < DONORS; i += 1) {
+      const donor = await this.call<{ id: number }>('POST', '/donors', {
+        role: 'Individual',
+        first_name: 'Donor',
+        last_name: String(i),
+        email: `donor${i}@example.org`,
+      });
+      this.donors.push(donor.body.id);
+    }
+  }
+
+  async apply(operation: Op): Promise<void> {
+    switch (operation.kind) {
+      case 'gift':
+        return this.gift(operation);
+      case 'refund':
+        return this.refund(operation);
+      case 'void':
+        return this.voidGift(operation.gift);
+      case 'receipt':
+        return this.receipt(operation.gift);
+      case 'voidReceipt':
+        return this.voidReceipt(operation.receipt);
+    }
+  }
+
+  private async gift(operation: Extract<Op, { kind: 'gift' }>): Promise<void> {
+    const amounts = split(operation.cents, operation.funds.length, operation.cuts);
+    const designations = operation.funds.map((fund, index) => ({
+      fund_id: this.funds[fund]!,
+      amount: money(amounts[index]!),
+    }));
+    const softDonor = (operation.donor + 1) % DONORS;
+    const response = await this.call<{ id: number }>('POST', '/gifts', {
+      donor_id: this.donors[operation.donor],
+      amount: money(operation.cents),
+      subject: 'Property gift',
+      gift_date: '2026-01-15',
+      designations,
+      ...(operation.soft
+        ? {
+            soft_credits: [
+              {
+                donor_id: this.donors[softDonor],
+                amount: money(operation.cents),
+                reason: 'household',
+              },
+            ],
+          }
+        : {}),
+    });
+    expect(response.status).toBe(201);
+    this.gifts.push({
+      id: response.body.id,
+      donor: operation.donor,
+      cents: operation.cents,
+      parts: new Map(operation.funds.map((fund, index) => [fund, [amounts[index]!, 0]])),
+      refunded: 0,
+      voided: false,
+    });
+  }
+
+  private async refund(operation: Extract<Op, { kind: 'refund' }>): Promise<void> {
+    const gift = this.gifts[operation.gift % Math.max(1, this.gifts.length)];
+    if (!gift) return;
+    // Each fund gives back its share of what it still holds; an undesignated gift its share.
+    const shares = [...gift.parts].map(([fund, [held, back]]) => ({
+      fund,
+      cents: Math.floor((held - back) * operation.share),
+    }));
+    const cents = gift.parts.size
+      ? shares.reduce((sum, share) => sum + share.cents, 0)
+      : Math.floor(net(gift) * operation.share);
+    const asked = operation.tooMuch ? net(gift) + 1 : cents;
+    if (asked <= 0) return;
+    const designations = operation.tooMuch
+      ? undefined
+      : shares
+          .filter((share) => share.cents > 0)
+          .map((share) => ({ fund_id: this.funds[share.fund]!, amount: money(share.cents) }));
+    const response = await this.call('POST', `/gifts/${gift.id}/refunds`, {
+      amount: money(asked),
+      refund_date: '2026-02-01',
+      ...(gift.parts.size > 1 && designations ? { designations } : {}),
+    });
+    const allowed = !gift.voided && !operation.tooMuch && asked <= net(gift);
+    expect({ status: response.status, allowed }).toEqual({
+      status: allowed ? 201 : 422,
+      allowed,
+    });
+    if (!allowed) return;
+    gift.refunded += asked;
+    for (const share of shares) gift.parts.get(share.fund)![1] += share.cents;
+    for (const receipt of this.receipts) if (receipt.gift === gift) receipt.issued = false;
+  }
+
+  private async voidGift(index: number): Promise<void> {
+    const gift = this.gifts[index % Math.max(1, this.gifts.length)];
+    if (!gift) return;
+    const response = await this.call('POST', `/gifts/${gift.id}/void`, { reason: 'Error' });
+    expect(response.status).toBe(gift.voided ? 409 : 200);
+    gift.voided = true;
+    for (const receipt of this.receipts) if (receipt.gift === gift) receipt.issued = false;
+  }
+
+  private async receipt(index: number): Promise<void> {
+    const gift = this.gifts[index % Math.max(1, this.gifts.length)];
+    if (!gift) return;
+    const response = await this.call<{ id: number; number: number; amount: number }>(
+      'POST',
+      '/receipts',
+      { gift_id: gift.id, issued_on: '2026-03-01' },
+    );
+    const held = this.receipts.some((receipt) => receipt.gift === gift && receipt.issued);
+    const allowed = !gift.voided && net(gift) > 0 && !held;
+    expect({ status: response.status, allowed }).toEqual({
+      status: allowed ? 201 : 422,
+      allowed,
+    });
+    if (!allowed) return;
+    expect(response.body.number).toBe(this.receipts.length + 1);
+    expect(response.body.amount).toBe(money(net(gift)));
+    this.receipts.push({ id: response.body.id, gift, issued: true });
+  }
+
+  private async voidReceipt(index: number): Promise<void> {
+    const receipt = this.receipts[index % Math.max(1, this.receipts.length)];
+    if (!receipt) return;
+    const response = await this.call('POST', `/receipts/${receipt.id}/void`, { reason: 'Redo' });
+    expect(response.status).toBe(receipt.issued ? 200 : 409);
+    receipt.issued = false;
+  }
+
+  private async all<T>(path: string): Promise<T[]> {
+    const rows: T[] = [];
+    let url = `${path}?limit=100`;
+    for (;;) {
+      const page = await this.call<{ data: T[]; has_more: boolean; next_cursor: string }>(
+        'GET',
+        url,
+      );
+      expect(page.status).toBe(200);
+      rows.push(...page.body.data);
+      if (!page.body.has_more) return rows;
+      url = `${path}?limit=100&starting_after=${encodeURIComponent(page.body.next_cursor)}`;
+    }
+  }
+
+  /** giving.md §7, and every gift and receipt as the model has them. */
+  async check(): Promise<void> {
+    const cents = (value: number) => Math.round(value * 100);
+    const gifts = await this.all<{
+      id: number;
+      status: string;
+      net_amount: number;
+      amount_refunded: number;
+      designations: { fund_id: number; amount: number; amount_refunded: number }[];
+    }>('/gifts');
+    const byId = new Map(gifts.map((gift) => [gift.id, gift]));
+    for (const model of this.gifts) {
+      const gift = byId.get(model.id)!;
+      expect({
+        id: model.id,
+        status: gift.status,
+        net: cents(gift.net_amount),
+        refunded: cents(gift.amount_refunded),
+        parts: gift.designations.map((part) => [cents(part.amount), cents(part.amount_refunded)]),
+      }).toEqual({
+        id: model.id,
+        status: model.voided ? 'voided' : 'posted',
+        net: net(model),
+        refunded: model.refunded,
+        parts: [...model.parts.values()],
+      });
+    }
+    const netOfGifts = gifts.reduce((sum, gift) => sum + cents(gift.net_amount), 0);
+    const undesignated = gifts
+      .filter((gift) => gift.designations.length === 0)
+      .reduce((sum, gift) => sum + cents(gift.net_amount), 0);
+    let funds = 0;
+    for (const id of this.funds) {
+      const fund = await this.call<{ totals: { gifts_received: number } }>('GET', `/funds/${id}`);
+      funds += cents(fund.body.totals.gifts_received);
+    }
+    let donors = 0;
+    for (const id of this.donors) {
+      const donor = await this.call<{ giving: { total_amount: number } }>('GET', `/donors/${id}`);
+      donors += cents(donor.body.giving.total_amount);
+    }
+    const modelNet = this.gifts.reduce((sum, gift) => sum + net(gift), 0);
+    expect({ funds: funds + undesignated, donors, gifts: netOfGifts }).toEqual({
+      funds: modelNet,
+      donors: modelNet,
+      gifts: modelNet,
+    });
+
+    const receipts = await this.all<{ id: number; number: number; status: string }>('/receipts');
+    expect(receipts.map((receipt) => receipt.number).sort((a, b) => a - b)).toEqual(
+      this.receipts.map((_, index) => index + 1),
+    );
+    const statusOf = new Map(receipts.map((receipt) => [receipt.id, receipt.status]));
+    for (const receipt of this.receipts)
+      expect(statusOf.get(receipt.id)).toBe(receipt.issued ? 'issued' : 'void');
+  }
+}
+
+test('totals agree and receipt numbers are 1..N after every step of any sequence of money operations', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (operations) => {
+      const world = new World(await service.createTenant());
+      await world.setUp();
+      for (const operation of operations) {
+        await world.apply(operation);
+        await world.check();
+      }
+    }),
+    { numRuns: 12 },
+  );
+}, 240_000);

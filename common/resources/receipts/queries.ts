@@ -71,23 +71,3 @@ export function voidReceipt(
     WHERE institution_id = ${institutionId} AND id = ${id}
     RETURNING ${columnsOf(receiptTable)}`) as Promise<ReceiptRow>;
 }
-
-/**
- * Voids the gift's issued receipt, if it has one, in the caller's transaction: a gift's void or
- * refund changes the money the receipt states (giving.md §3–4). The caller holds the gift's row
- * lock, which an issue takes too, so no receipt can be issued for the gift meanwhile. Answers
- * the voided receipt's id, or null when the gift had no issued receipt.
- */
-export async function voidIssuedReceiptOfGift(
-  db: CommonQueryMethods,
-  institutionId: number,
-  giftId: number,
-  reason: string,
-): Promise<number | null> {
-  const id = await db.maybeOneFirst(sql.type(z.object({ id: z.number() }))`
-    UPDATE receipts
-    SET status = 'void', void_reason = ${reason}, voided_at = now(), updated_at = now()
-    WHERE institution_id = ${institutionId} AND gift_id = ${giftId} AND status = 'issued'
-    RETURNING id`);
-  return id;
-}

@@ -186,16 +186,17 @@ describe('POST /receipts', () => {
   });
 
   test('amount is the gift’s net amount; a benefit above it leaves nothing deductible', async () => {
-    const { gift, issue } = await institution();
+    const { gift, issue, post } = await institution();
+    const refund = async (giftId: number, amount: number) =>
+      expect(
+        (await post(`/gifts/${giftId}/refunds`, { amount, refund_date: '2026-03-05' })).status,
+      ).toBe(201);
     const { id } = await gift({ amount: 100, benefit_amount: 30 });
-    // Refunds are recorded through their own endpoint; here the gift's state is set directly.
-    await service.db.query(sql.unsafe`UPDATE gifts SET amount_refunded = 80 WHERE id = ${id}`);
+    await refund(id, 80);
     const receipt = await created(issue({ gift_id: id }));
     expect(receipt).toMatchObject({ amount: 20, benefit_amount: 30, deductible_amount: 0 });
     const partly = await gift({ amount: 100, benefit_amount: 30 });
-    await service.db.query(
-      sql.unsafe`UPDATE gifts SET amount_refunded = 25.25 WHERE id = ${partly.id}`,
-    );
+    await refund(partly.id, 25.25);
     expect(await created(issue({ gift_id: partly.id }))).toMatchObject({
       amount: 74.75,
       benefit_amount: 30,
@@ -394,16 +395,19 @@ describe('POST /receipts refused: the same answer real and dry, nothing written,
 
   test('a voided gift is invalid_value', async () => {
     const id = await gift();
-    // Voids are made through their own endpoint; here the gift's state is set directly.
-    await service.db.query(
-      sql.unsafe`UPDATE gifts SET status = 'voided', voided_at = now() WHERE id = ${id}`,
-    );
+    const voided = await service.call('POST', `/api/v1/gifts/${id}/void`, {
+      body: { reason: 'Entered twice' },
+    });
+    expect(voided.status).toBe(200);
     await refused({ gift_id: id }, [{ param: 'gift_id', code: 'invalid_value' }]);
   });
 
   test('a gift refunded in full is invalid_value', async () => {
     const id = await gift();
-    await service.db.query(sql.unsafe`UPDATE gifts SET amount_refunded = amount WHERE id = ${id}`);
+    const refunded = await service.call('POST', `/api/v1/gifts/${id}/refunds`, {
+      body: { amount: 80, refund_date: '2026-05-11' },
+    });
+    expect(refunded.status).toBe(201);
     await refused({ gift_id: id }, [{ param: 'gift_id', code: 'invalid_value' }]);
   });
 

@@ -92,7 +92,10 @@ CREATE TABLE receipts (
   updated_at timestamptz(3) NOT NULL DEFAULT now(),
   CONSTRAINT receipts_pkey PRIMARY KEY (institution_id, id),
   CONSTRAINT receipts_institution_number_key UNIQUE (institution_id, number),
-  CONSTRAINT receipts_amounts_check CHECK (deductible_amount = amount - benefit_amount),
+  -- Refunds after the gift may leave less than the benefit the donor received: nothing of the
+  -- rest is then deductible, and the benefit is still stated as received.
+  CONSTRAINT receipts_amounts_check
+    CHECK (deductible_amount = greatest(amount - benefit_amount, 0)),
   CONSTRAINT receipts_gift_fkey FOREIGN KEY (institution_id, gift_id)
     REFERENCES gifts (institution_id, id),
   CONSTRAINT receipts_donor_fkey FOREIGN KEY (institution_id, donor_id)

@@ -47,6 +47,14 @@ beforeAll(async () => {
     subject: 'First gift',
     gift_date: '2026-01-01',
   });
+  // Receipt 1 is of gift 2, so that gift 1 is free for the receipt example (as in the demo).
+  await post('/api/v1/gifts', {
+    donor_id: 1,
+    amount: 20,
+    subject: 'Second gift',
+    gift_date: '2026-01-02',
+  });
+  await post('/api/v1/receipts', { gift_id: 2 });
   await post('/api/v1/award-cycles', {
     name: 'Current awards',
     starts_on: '2026-01-01',
@@ -66,7 +74,8 @@ beforeAll(async () => {
   const ids = await service.db.anyFirst(sql.unsafe`
     SELECT min(id) FROM (SELECT id FROM users UNION ALL SELECT id FROM donors UNION ALL SELECT id FROM funds
       UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
-      UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags) t`);
+      UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags
+      UNION ALL SELECT id FROM receipts) t`);
   expect(ids).toEqual([1]);
 });
 

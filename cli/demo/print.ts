@@ -36,6 +36,7 @@ export async function counts(pool: DatabasePool, institutionId: number) {
   const tables = [
     'donors',
     'gifts',
+    'receipts',
     'funds',
     'users',
     'award_cycles',

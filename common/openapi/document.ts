@@ -77,7 +77,8 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
     info: {
       title: 'Donor and Gift Management Service',
       version: 'v1',
-      summary: 'Donors, tags, gifts, funds, staff, award cycles, scholarships and awards.',
+      summary:
+        'Donors, tags, gifts and their receipts, funds, staff, award cycles, scholarships and awards.',
       description: introduction(),
       contact: { name: 'The operator of this deployment' },
     },

@@ -36,7 +36,7 @@ const paginationRules = rules(
 
 export function introduction(): string {
   return [
-    'A multi-tenant HTTP/JSON API for an institution’s donors (and the tags that label them), gifts, funds, staff users, award cycles, students, scholarships and awards. Every record belongs to one institution, and a caller only ever sees and references its own institution’s records.',
+    'A multi-tenant HTTP/JSON API for an institution’s donors (and the tags that label them), gifts (and their tax receipts), funds, staff users, award cycles, students, scholarships and awards. Every record belongs to one institution, and a caller only ever sees and references its own institution’s records.',
     '## Conventions',
     [
       '- All paths begin with `/api/v1` (the version is part of the path).',

@@ -15,10 +15,7 @@ export type Retrieval = (
 
 /** The 409s a resource's own rules answer with, as its documentation lists them. */
 export type ConflictCode =
-  | 'invalid_state_transition'
-  | 'resource_archived'
-  | 'resource_in_use'
-  | 'gift_locked';
+  'invalid_state_transition' | 'resource_archived' | 'resource_in_use' | 'gift_locked';
 
 /** What a list's documentation says beyond its ListSpec. */
 export interface ListText {
@@ -58,9 +55,10 @@ export interface ResourceText extends ListText {
   deleteNote?: string;
   /**
    * A realistic body for each write, shown on the docs page: each succeeds as sent (dry run or
-   * real) in an institution whose records with id 1 exist (as in `npm run demo`).
+   * real) in an institution whose records with id 1 exist (as in `npm run demo`). A resource
+   * without update has no update example.
    */
-  examples: { create: JsonObject; update: JsonObject };
+  examples: { create: JsonObject; update?: JsonObject };
 }
 
 /**

@@ -29,8 +29,8 @@ export interface Table<Row extends Stored, Fields extends object> {
 const selectLists = new WeakMap<object, FragmentSqlToken>();
 const insertLists = new WeakMap<object, Map<string, FragmentSqlToken>>();
 
-/** The SELECT list of a table's row. */
-function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
+/** The SELECT list of a table's row (also a RETURNING list). */
+export function columnsOf<Row extends Stored>(table: Table<Row, object>): FragmentSqlToken {
   const cached = selectLists.get(table);
   if (cached) return cached;
   const list = buildColumns(table);

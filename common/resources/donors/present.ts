@@ -2,7 +2,7 @@ import type { AddressResponse, DonorDetailResponse, DonorResponse } from './resp
 import type { Address, DonorFields, DonorRow, GivingRow } from './schema.js';
 
 /** "First Last" for people; the organisation (or household) name where there is one. */
-function displayName(
+export function displayName(
   donor: Pick<DonorFields, 'role' | 'first_name' | 'last_name' | 'organization_name'>,
 ): string {
   const personal = [donor.first_name, donor.last_name].filter(Boolean).join(' ');
@@ -11,7 +11,7 @@ function displayName(
 }
 
 /** Every address key is always present, null when not given, whatever order it was stored in. */
-function presentAddress(address: Address | null): AddressResponse | null {
+export function presentAddress(address: Address | null): AddressResponse | null {
   if (!address) return null;
   return {
     line1: address.line1 ?? null,

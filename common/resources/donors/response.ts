@@ -5,7 +5,7 @@ import { donorRoles, donorStatuses } from './schema.js';
 const line = z.string().nullable();
 
 /** Every key is present, null where it was not given. */
-const addressResponse = z.object({
+export const addressResponse = z.object({
   line1: line,
   line2: line,
   city: line,

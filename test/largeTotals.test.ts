@@ -49,6 +49,8 @@ test('a donor and a fund whose gifts sum past 10^12 still read, with the exact s
     total_amount: 2_999_999_999_999.97,
     gift_count: 3,
     first_gift_date: '2026-01-01',
+    soft_credit_total: 0,
+    soft_credit_count: 0,
     last_gift_date: '2026-01-03',
   });
 

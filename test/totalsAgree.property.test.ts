@@ -334,6 +334,6 @@ test('totals agree and receipt numbers are 1..N after every step of any sequence
         await world.check();
       }
     }),
-    { numRuns: 12 },
+    { numRuns: 25 },
   );
 }, 240_000);

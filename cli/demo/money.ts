@@ -45,7 +45,7 @@ export async function recordMoneyStories(
     {
       donor_id: donor(8),
       amount: 1000,
-      subject: 'Annual Fund gift',
+      subject: 'Annual Fund gift, matched by her employer',
       gift_date: daysAgo(30),
       type: 'credit_card',
       fund_id: fund('ANNUAL'),

@@ -1,17 +1,10 @@
 import { sql, type CommonQueryMethods } from 'slonik';
-import type { Command } from '../../commands/command.js';
-import { findTarget } from '../../commands/resourceCommands.js';
-import { errors } from '../../errors.js';
-import { text } from '../../validation/fields.js';
-import { requireFields, validateBody, type Shape } from '../../validation/validateBody.js';
+import { voidCommand, voidShape } from '../../commands/voidCommand.js';
 import type { ActionDescriptor } from '../descriptor.js';
 import { voidIssuedReceipt } from '../giftRefunds/queries.js';
 import { findRow } from '../table.js';
 import { presentGift } from './present.js';
 import { giftIdentity, giftTable, type GiftRow } from './schema.js';
-
-// A void is an audit event on money history: it must say why the gift was entered in error.
-const voidShape: Shape = { reason: { schema: text(500), required: true } };
 
 async function voidGift(
   db: CommonQueryMethods,
@@ -27,26 +20,14 @@ async function voidGift(
 }
 
 /** POST /gifts/{id}/void (giving.md §3): posted → voided, once and for good. */
-export const voidGiftCommand: Command = {
-  name: `${giftIdentity.name}.void`,
-  async execute(ctx, request) {
-    // Locked for the real write, so a void and a refund of one gift take turns.
-    const gift = await findTarget(ctx, request, { table: giftTable, identity: giftIdentity });
-    if (gift.status === 'voided')
-      throw errors.invalidStateTransition(
-        'status',
-        'This gift is already voided; a void is final and cannot be repeated or undone.',
-      );
-    const validation = validateBody(voidShape, request.body);
-    requireFields(validation.values, ['reason'], validation);
-    if (validation.errors.length) throw errors.validationFailed(validation.errors);
-    const reason = validation.values.reason as string;
-    const row: GiftRow = ctx.dryRun
-      ? { ...gift, status: 'voided', void_reason: reason, voided_at: ctx.now, updated_at: ctx.now }
-      : await voidGift(ctx.db, ctx.institution.id, gift.id, reason);
-    return { status: 200, body: presentGift(row) };
-  },
-};
+export const voidGiftCommand = voidCommand({
+  identity: giftIdentity,
+  table: giftTable,
+  voided: 'voided',
+  alreadyVoided: 'This gift is already voided; a void is final and cannot be repeated or undone.',
+  persist: (ctx, gift, reason) => voidGift(ctx.db, ctx.institution.id, gift.id, reason),
+  present: presentGift,
+});
 
 export const voidGiftAction: ActionDescriptor = {
   name: 'void',

@@ -2,14 +2,13 @@ import { sql } from 'slonik';
 import { lockClause, type Command, type CommandContext } from '../../commands/command.js';
 import {
   apiPath,
-  findTarget,
   judgeRecord,
   type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
+import { voidCommand } from '../../commands/voidCommand.js';
 import { errors, type FieldError } from '../../errors.js';
 import { centsToNumber, toCents } from '../../money.js';
-import { requireFields, validateBody } from '../../validation/validateBody.js';
 import { displayName, presentAddress } from '../donors/present.js';
 import { donorTable } from '../donors/schema.js';
 import { netCents } from '../gifts/present.js';
@@ -24,7 +23,6 @@ import {
   receiptIdentity,
   receiptShape,
   receiptTable,
-  voidShape,
   type ReceiptFields,
   type ReceiptRow,
 } from './schema.js';
@@ -164,28 +162,12 @@ export const issueReceiptCommand: Command = {
 };
 
 /** POST /receipts/{id}/void: issued → void, once; the number stays used. */
-export const voidReceiptCommand: Command = {
-  name: `${receiptIdentity.name}.void`,
-  async execute(ctx, request) {
-    const existing = await findTarget(ctx, request, receiptsResource);
-    if (existing.status === 'void')
-      throw errors.invalidStateTransition(
-        'status',
-        'This receipt is already void. Its number stays used; issue a new receipt for the gift instead.',
-      );
-    const validation = validateBody(voidShape, request.body);
-    requireFields(validation.values, ['reason'], validation);
-    if (validation.errors.length) throw errors.validationFailed(validation.errors);
-    const reason = validation.values.reason as string;
-    const row: ReceiptRow = ctx.dryRun
-      ? {
-          ...existing,
-          status: 'void',
-          void_reason: reason,
-          voided_at: ctx.now,
-          updated_at: ctx.now,
-        }
-      : await voidReceipt(ctx.db, ctx.institution.id, existing.id, reason);
-    return { status: 200, body: presentReceipt(row) };
-  },
-};
+export const voidReceiptCommand = voidCommand({
+  identity: receiptIdentity,
+  table: receiptTable,
+  voided: 'void',
+  alreadyVoided:
+    'This receipt is already void. Its number stays used; issue a new receipt for the gift instead.',
+  persist: (ctx, receipt, reason) => voidReceipt(ctx.db, ctx.institution.id, receipt.id, reason),
+  present: presentReceipt,
+});

@@ -1,16 +1,11 @@
+import { voidShape } from '../../commands/voidCommand.js';
 import type { ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import { issueReceiptCommand, voidReceiptCommand } from './commands.js';
 import { receiptList } from './list.js';
 import { presentReceipt } from './present.js';
 import { receiptResponse } from './response.js';
-import {
-  receiptDefaults,
-  receiptIdentity,
-  receiptShape,
-  receiptTable,
-  voidShape,
-} from './schema.js';
+import { receiptDefaults, receiptIdentity, receiptShape, receiptTable } from './schema.js';
 
 export const receipts: ResourceDescriptor = {
   ...receiptIdentity,

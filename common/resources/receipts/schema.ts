@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import type { JsonValue } from '../../json.js';
-import { calendarDate, recordId, text } from '../../validation/fields.js';
+import { calendarDate, recordId } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Table } from '../table.js';
 
@@ -22,10 +22,6 @@ export const receiptShape: Shape = {
 
 /** `issued_on` defaults to the day of the write (UTC), which is not a constant to document. */
 export const receiptDefaults: Record<string, JsonValue> = {};
-
-export const voidShape: Shape = {
-  reason: { schema: text(500), required: true },
-};
 
 /** The address as the donor presented it at issue: every key, null where not given. */
 const frozenAddress = z.object({

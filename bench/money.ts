@@ -10,19 +10,13 @@
  * BENCH_SECONDS (per phase, default 10), BENCH_CONNECTIONS (default 50).
  */
 import autocannon from 'autocannon';
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
-import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
-import { createRedis } from '../common/redis.js';
-import { freePort, spawnProcess, stop, until } from './processes.js';
-import { createScratchDatabase } from './scratch.js';
+import { freePort, until } from './processes.js';
+import { withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const databaseBase = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Phase {
   name: string;
@@ -73,14 +67,7 @@ async function run(
 }
 
 async function main(): Promise<void> {
-  const scratch = await createScratchDatabase(databaseBase, 'money');
-  const prefix = `dgs-bench-${randomBytes(4).toString('hex')}`;
-  const pool = await createDatabasePool(scratch.url, {
-    maxPoolSize: 2,
-    applicationName: 'dgs-bench',
-  });
-  const children: ChildProcess[] = [];
-  try {
+  await withBenchStack('money', async ({ pool, spawn }) => {
     const { institution, apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
     const id = institution.id;
     const donorIds = (
@@ -97,18 +84,9 @@ async function main(): Promise<void> {
     ).map(Number);
     const [donor, spouse, solicitor, giver] = donorIds as [number, number, number, number];
 
-    const env = {
-      DATABASE_URL: scratch.url,
-      REDIS_URL: redisUrl,
-      CURSOR_SECRET: randomBytes(32).toString('hex'),
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '1000000',
-    };
     const port = await freePort();
-    children.push(spawnProcess('api/main.js', { ...env, PORT: String(port) }));
-    children.push(spawnProcess('worker/main.js', { ...env, PORT: '0' }));
-
+    spawn('api/main.js', { PORT: String(port) });
+    spawn('worker/main.js');
     const base = `http://127.0.0.1:${port}/api/v1`;
     const auth = { 'X-Service-API-Key': apiKey.key };
     const plain = JSON.stringify({
@@ -145,10 +123,11 @@ async function main(): Promise<void> {
     // A donor of 10,000 gifts (1,000 refunded) holding 2,000 soft credits on another's gifts.
     await pool.query(sql.unsafe`
       INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type,
-                         designations, amount_refunded)
+                         designations, fund_ids, amount_refunded)
       SELECT ${id}, ${giver}, 100, 'USD', 'Seeded', DATE '2020-01-01' + (n % 2000), 'cash',
              jsonb_build_array(jsonb_build_object('fund_id', ${fundIds[0]!}::bigint,
                'amount', 100, 'amount_refunded', CASE WHEN n <= 1000 THEN 25 ELSE 0 END)),
+             ARRAY[${fundIds[0]!}::bigint],
              CASE WHEN n <= 1000 THEN 25 ELSE 0 END
       FROM generate_series(1, 10000) AS n`);
     await pool.query(sql.unsafe`
@@ -158,10 +137,11 @@ async function main(): Promise<void> {
       FROM gifts g WHERE g.institution_id = ${id} AND g.amount_refunded > 0`);
     await pool.query(sql.unsafe`
       INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type,
-                         soft_credits)
+                         soft_credits, soft_credit_donor_ids)
       SELECT ${id}, ${donor}, 50, 'USD', 'Seeded', DATE '2021-01-01' + (n % 1000), 'cash',
              jsonb_build_array(jsonb_build_object('donor_id', ${giver}::bigint, 'amount', 50,
-               'reason', 'household'))
+               'reason', 'household')),
+             ARRAY[${giver}::bigint]
       FROM generate_series(1, 2000) AS n`);
     await pool.query(sql.unsafe`ANALYZE gifts, gift_refunds`);
     const detail = await run(
@@ -194,15 +174,7 @@ async function main(): Promise<void> {
     console.log(
       `donor detail p50: ${detail.p50} ms (target < 20 ms: ${detail.p50 < 20 ? 'met' : 'missed'})`,
     );
-  } finally {
-    await Promise.all(children.filter((child) => child.exitCode === null).map(stop));
-    await pool.end();
-    const redis = createRedis(redisUrl, 'blocking');
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await scratch.drop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

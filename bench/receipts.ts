@@ -7,32 +7,19 @@
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * BENCH_RECEIPTS (how many, default 200).
  */
-import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
-import { createRedis } from '../common/redis.js';
-import { freePort, spawnProcess, stop, until } from './processes.js';
-import { createScratchDatabase } from './scratch.js';
+import { freePort, until } from './processes.js';
+import { withBenchStack } from './stack.js';
 
 const count = Number(process.env.BENCH_RECEIPTS ?? 200);
-const databaseBase = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function main() {
-  const scratch = await createScratchDatabase(databaseBase, 'receipts');
-  const prefix = `dgs-bench-${randomBytes(4).toString('hex')}`;
-  const pool = await createDatabasePool(scratch.url, {
-    maxPoolSize: 2,
-    applicationName: 'dgs-bench',
-  });
-  const children: ChildProcess[] = [];
-  try {
+  await withBenchStack('receipts', async ({ pool, spawn }) => {
     const { institution, apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
     const donorId = await pool.oneFirst(sql.type(z.object({ id: z.number() }))`
       INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
@@ -44,21 +31,10 @@ async function main() {
       FROM generate_series(1, ${count}) AS n
       RETURNING id`);
 
-    const env = {
-      DATABASE_URL: scratch.url,
-      REDIS_URL: redisUrl,
-      CURSOR_SECRET: randomBytes(32).toString('hex'),
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
-      PORT: '0',
-      RATE_LIMIT_PER_SECOND: '1000000',
-    };
     const apiPort = await freePort();
-    children.push(
-      spawnProcess('api/main.js', { ...env, PORT: String(apiPort) }),
-      spawnProcess('worker/main.js', env),
-      spawnProcess('worker/main.js', env),
-    );
+    spawn('api/main.js', { PORT: String(apiPort) });
+    spawn('worker/main.js');
+    spawn('worker/main.js');
     const base = `http://127.0.0.1:${apiPort}/api/v1`;
     const post = (path: string, body: object) =>
       fetch(`${base}${path}`, {
@@ -121,15 +97,7 @@ async function main() {
         `exactly 1..${count} with no gap: ${gapFree ? 'yes' : 'NO'}; ` +
         `the answers name 1..${count}: ${answered ? 'yes' : 'NO'}`,
     );
-  } finally {
-    await Promise.all(children.filter((child) => child.exitCode === null).map(stop));
-    await pool.end();
-    const redis = createRedis(redisUrl, 'blocking');
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await scratch.drop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -33,8 +33,8 @@ export interface CommandOutcome {
 /**
  * A create that needs no lookup beyond what the table's own constraints enforce (references by
  * foreign key), so that it can commit in one statement together with its receipt. `insert` is
- * an `INSERT … RETURNING` the row (id, created_at and updated_at among its columns) that inserts
- * nothing unless `guard` holds; `present`
+ * an `INSERT … RETURNING` the values the insert assigns (id, created_at, updated_at) that
+ * inserts nothing unless `guard` holds; `present`
  * turns a record into the response body. The body is presented from the validated fields, as a
  * dry run presents it, with the values the insert assigns (id, timestamps) filled in by the
  * statement itself.

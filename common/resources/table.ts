@@ -91,7 +91,8 @@ export function findRow<Row extends Stored>(
 }
 
 /**
- * The insert of one row as a fragment returning it, inserting nothing unless `guard` holds (a
+ * The insert of one row as a fragment returning what the insert assigns (id, created_at,
+ * updated_at: the rest is what was written), inserting nothing unless `guard` holds (a
  * single-statement write puts its conditions there). INSERT … SELECT gives its values no column
  * type to take, so a table whose fields are not text must cast them in `writeAs`.
  */
@@ -113,7 +114,7 @@ export function insertFragment<Row extends Stored, Fields extends object>(
       sql.fragment`, `,
     )}
     WHERE ${guard}
-    RETURNING ${columnsOf(table)}`;
+    RETURNING id, created_at, updated_at`;
 }
 
 export function insertRow<Row extends Stored, Fields extends object>(

@@ -215,13 +215,14 @@ function insertGifts(
       FROM picked
     )
     INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type,
-                       check_number, designations)
+                       check_number, designations, fund_ids)
     SELECT ${institution.id}::int8, donor.id, amount,
       ${institution.currency}, subject || ' ' || extract(year FROM gift_date)::int, gift_date, type,
       CASE WHEN type = 'check' THEN (1001 + floor(random() * 98999))::int::text END,
       CASE WHEN fund.id IS NULL THEN '[]'::jsonb
            ELSE jsonb_build_array(jsonb_build_object(
-             'fund_id', fund.id, 'amount', amount, 'amount_refunded', 0)) END
+             'fund_id', fund.id, 'amount', amount, 'amount_refunded', 0)) END,
+      CASE WHEN fund.id IS NULL THEN '{}'::int8[] ELSE ARRAY[fund.id] END
     FROM (SELECT typed.*,
             CASE WHEN r_round < 0.4
                  THEN greatest(5, round((raw_amount * scale)::numeric / 5) * 5)

@@ -23,6 +23,7 @@ export function findGiving(
                  count(*)::int AS soft_credit_count
           FROM gifts g, jsonb_array_elements(g.soft_credits) AS credit
           WHERE g.institution_id = ${institutionId}
+            AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
             AND (credit ->> 'donor_id')::bigint = ${donorId}) soft`);
 }
@@ -36,7 +37,8 @@ export function donorHasGifts(
   return db.exists(sql.unsafe`
     SELECT 1 FROM gifts
     WHERE institution_id = ${institutionId}
-      AND (donor_id = ${donorId} OR soft_credit_donor_ids @> ARRAY[${donorId}::bigint])`);
+      AND (donor_id = ${donorId} OR (soft_credit_donor_ids <> '{}'
+               AND soft_credit_donor_ids @> ARRAY[${donorId}::bigint]))`);
 }
 
 export async function deleteDonor(

@@ -38,7 +38,7 @@ export function findFundTotals(
                                    - (part ->> 'amount_refunded')::numeric), 0) AS received
                FROM gifts g, jsonb_array_elements(g.designations) AS part
                WHERE g.institution_id = ${institutionId}
-                 AND g.fund_ids @> ARRAY[${fundId}::bigint] AND g.status = 'posted'
+                 AND g.fund_ids <> '{}' AND g.fund_ids @> ARRAY[${fundId}::bigint] AND g.status = 'posted'
                  AND (part ->> 'fund_id')::bigint = ${fundId}) gifts,
       LATERAL (SELECT coalesce(sum(a.amount), 0) AS committed
                FROM ${liveAwardsOfFund(institutionId, fundId)}) awards

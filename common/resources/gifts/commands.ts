@@ -267,6 +267,8 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   const refunded = new Map(
     (existing?.designations ?? []).map((part) => [part.fund_id, part.amount_refunded]),
   );
+  const designations = record.designations as DesignationInput[];
+  const softCredits = record.soft_credits as SoftCreditInput[];
   return {
     donor_id: record.donor_id as number,
     amount: record.amount as number,
@@ -275,18 +277,20 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
     gift_date: record.gift_date as string,
     type: record.type as GiftFields['type'],
     check_number: record.check_number as string | null,
-    designations: (record.designations as DesignationInput[]).map((part) => ({
+    designations: designations.map((part) => ({
       fund_id: part.fund_id,
       amount: Number(part.amount),
       amount_refunded: refunded.get(part.fund_id) ?? 0,
     })),
-    soft_credits: (record.soft_credits as SoftCreditInput[]).map((credit) => ({
+    soft_credits: softCredits.map((credit) => ({
       donor_id: credit.donor_id,
       amount: Number(credit.amount),
       reason: credit.reason,
     })),
     matches_gift_id: record.matches_gift_id as number | null,
     benefit_amount: record.benefit_amount as number,
+    fund_ids: designations.map((part) => part.fund_id),
+    soft_credit_donor_ids: softCredits.map((credit) => credit.donor_id),
   };
 }
 

@@ -10,12 +10,13 @@ import { collectionList } from '../table.js';
 import { presentGift } from './present.js';
 import { giftIdentity, giftStatuses, giftTable, giftTypes } from './schema.js';
 
-/** An id within one of the gift's id arrays, served by its GIN index. */
+/** An id within one of the gift's id arrays, served by its partial GIN index (hence `<> '{}'`). */
 const containsId = (column: 'fund_ids' | 'soft_credit_donor_ids') => ({
   description: { kind: 'id' } as const,
   parse: parseIdParameter,
   condition: (value: string) =>
-    sql.fragment`${sql.identifier([column])} @> ARRAY[${Number(value)}::bigint]`,
+    sql.fragment`(${sql.identifier([column])} <> '{}'
+      AND ${sql.identifier([column])} @> ARRAY[${Number(value)}::bigint])`,
 });
 
 export const giftList = collectionList(giftIdentity, giftTable, {

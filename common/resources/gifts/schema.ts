@@ -122,7 +122,11 @@ export const giftRow = z.object({
   updated_at: z.string(),
 });
 export type GiftRow = z.infer<typeof giftRow>;
-/** What a create or an update writes: the money history (status, refunds, voids) is not among it. */
+/**
+ * What a create or an update writes: the money history (status, refunds, voids) is not among
+ * it. `fund_ids` and `soft_credit_donor_ids` repeat the ids of `designations` and
+ * `soft_credits` for their GIN indexes (filters and totals); storeGift writes both together.
+ */
 export type GiftFields = Pick<
   GiftRow,
   | 'donor_id'
@@ -136,7 +140,7 @@ export type GiftFields = Pick<
   | 'soft_credits'
   | 'matches_gift_id'
   | 'benefit_amount'
->;
+> & { fund_ids: number[]; soft_credit_donor_ids: number[] };
 
 export const giftTable: Table<GiftRow, GiftFields> = {
   name: 'gifts',
@@ -154,5 +158,7 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     soft_credits: (credits) => sql.fragment`${JSON.stringify(credits)}::jsonb`,
     matches_gift_id: (id) => sql.fragment`${id}::bigint`,
     benefit_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
+    fund_ids: (ids) => sql.array(ids, 'int8'),
+    soft_credit_donor_ids: (ids) => sql.array(ids, 'int8'),
   },
 };

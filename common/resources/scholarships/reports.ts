@@ -47,7 +47,7 @@ const donorFilter: FilterSpec = {
   condition: (value) => sql.fragment`EXISTS (
     SELECT 1 FROM gifts g
     WHERE g.institution_id = a.institution_id AND g.donor_id = ${Number(value)}
-      AND g.fund_ids @> ARRAY[s.fund_id] AND g.status = 'posted')`,
+      AND g.fund_ids <> '{}' AND g.fund_ids @> ARRAY[s.fund_id] AND g.status = 'posted')`,
 };
 
 /** `GET /scholarships/awarded-students`: one row per awarded award, newest award first. */

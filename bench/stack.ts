@@ -1,0 +1,69 @@
+/**
+ * What the benchmarks that run the service as processes share: a scratch database, a queue
+ * prefix of their own in Redis, the environment the API and workers start with, and a clean-up
+ * that stops every process and leaves nothing behind, whatever happened.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { DatabasePool } from 'slonik';
+import { createDatabasePool } from '../common/db/pool.js';
+import { createRedis } from '../common/redis.js';
+import { spawnProcess, stop } from './processes.js';
+import { createScratchDatabase } from './scratch.js';
+
+export const databaseBase =
+  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface BenchStack {
+  databaseUrl: string;
+  /** A small pool for fixtures and read-backs. */
+  pool: DatabasePool;
+  /** The API's and workers' environment: the scratch database, own prefix, no rate limit. */
+  env: Record<string, string>;
+  /** Starts `dist/<entry>` with the stack's environment (and `extra`); stopped at the end. */
+  spawn(entry: string, extra?: Record<string, string>): ChildProcess;
+}
+
+export async function withBenchStack(
+  label: string,
+  run: (stack: BenchStack) => Promise<void>,
+): Promise<void> {
+  const scratch = await createScratchDatabase(databaseBase, label);
+  const prefix = `dgs-bench-${randomBytes(4).toString('hex')}`;
+  const pool = await createDatabasePool(scratch.url, {
+    maxPoolSize: 2,
+    applicationName: 'dgs-bench',
+  });
+  const children: ChildProcess[] = [];
+  const env = {
+    DATABASE_URL: scratch.url,
+    REDIS_URL: redisUrl,
+    CURSOR_SECRET: randomBytes(32).toString('hex'),
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    // One key at full speed: measured with the limiter running, at a ceiling it never reaches.
+    RATE_LIMIT_PER_SECOND: '1000000',
+  };
+  try {
+    await run({
+      databaseUrl: scratch.url,
+      pool,
+      env,
+      spawn(entry, extra = {}) {
+        const child = spawnProcess(entry, { ...env, ...extra });
+        children.push(child);
+        return child;
+      },
+    });
+  } finally {
+    await Promise.all(children.filter((child) => child.exitCode === null).map(stop));
+    await pool.end();
+    const redis = createRedis(redisUrl, 'blocking');
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    await scratch.drop();
+  }
+}

@@ -1,4 +1,4 @@
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import {
   deleted,
   type Command,
@@ -140,10 +140,13 @@ function checkDesignations(check: GiftCheck): { id: number; param: string }[] {
     .filter((entry) => !held.has(entry.id));
 }
 
-/** Soft credits: other donors of the institution, each once, each at most the gift's amount. */
-async function checkSoftCredits(ctx: CommandContext, check: GiftCheck): Promise<void> {
+/**
+ * Soft credits: other donors, each once, each at most the gift's amount. Returns the donors to
+ * look up: those new to the gift, which must be donors of the institution.
+ */
+function checkSoftCredits(check: GiftCheck): { id: number; param: string }[] {
   const { record, validation, existing, valid } = check;
-  if (validation.invalid.has('soft_credits')) return;
+  if (validation.invalid.has('soft_credits')) return [];
   const credits = record.soft_credits as SoftCreditInput[];
   const seen = new Set<number>();
   credits.forEach((credit, index) => {
@@ -166,12 +169,11 @@ async function checkSoftCredits(ctx: CommandContext, check: GiftCheck): Promise<
         problem(`${at}.amount`, 'out_of_range', 'must not be more than the gift’s amount'),
       );
   });
-  if (!validation.sent.has('soft_credits')) return;
+  if (!validation.sent.has('soft_credits')) return [];
   const held = new Set((existing?.soft_credits ?? []).map((credit) => credit.donor_id));
-  const fresh = credits
+  return credits
     .map((credit, index) => ({ id: credit.donor_id, param: `soft_credits.${index}.donor_id` }))
     .filter((entry) => !held.has(entry.id));
-  validation.errors.push(...(await checkReferencesAt(ctx, donorReference, fresh)));
 }
 
 /** A match names a gift of the institution, by another donor, not voided, not itself. */
@@ -258,7 +260,8 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
     if (found) validation.errors.push(found);
   }
   validation.errors.push(...(await checkReferencesAt(ctx, fundReference, newFunds)));
-  await checkSoftCredits(ctx, check);
+  const newDonors = checkSoftCredits(check);
+  validation.errors.push(...(await checkReferencesAt(ctx, donorReference, newDonors)));
   await checkMatch(ctx, check);
 }
 
@@ -325,10 +328,31 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
 };
 
 /**
- * A new gift whose body passes every rule that needs no lookup, and names no fund, soft-credited
- * donor or matched gift (each needs a lookup), can be inserted in one statement: the donor's
- * foreign key enforces what checkReference would (a donor of this institution; the key takes
- * the same lock). Anything else (null) goes through the full validation.
+ * What checkReferencesAt would find of these records, as a condition of one statement: every
+ * one is the institution's (and open, for funds), each held FOR KEY SHARE until the commit, as
+ * the full path holds them, so that a donor being deleted waits for the gift or is not found.
+ */
+function referencesHold(
+  institutionId: number,
+  reference: { table: string; unusable?: { statuses: readonly string[] } },
+  ids: readonly number[],
+): FragmentSqlToken {
+  if (!ids.length) return sql.fragment`true`;
+  const usable = reference.unusable
+    ? sql.fragment`AND status <> ALL(${sql.array([...reference.unusable.statuses], 'text')})`
+    : sql.fragment``;
+  return sql.fragment`(SELECT count(*) FROM (
+      SELECT id FROM ${sql.identifier([reference.table])}
+      WHERE institution_id = ${institutionId} AND id = ANY(${sql.array([...ids], 'int8')}) ${usable}
+      FOR KEY SHARE) AS held) = ${ids.length}`;
+}
+
+/**
+ * A new gift whose body passes every rule that needs no lookup, and names no matched gift,
+ * commits in one statement: the donor's foreign key enforces what checkReference would (a donor
+ * of the institution; the key takes the same lock), and the guard what the lookups of its funds
+ * and soft-credited donors would. Anything else (null), or a guard that does not hold, goes
+ * through the full validation, which says what is wrong.
  */
 function giftInOneStatement(
   ctx: Pick<CommandContext, 'institution'>,
@@ -336,18 +360,16 @@ function giftInOneStatement(
 ): SingleStatementCreate | null {
   const check = judgeRecord(ctx, giftsResource, request.body, null);
   rulesWithoutLookup(check);
-  const { record } = check;
-  if (
-    check.validation.errors.length ||
-    record.fund_id !== null ||
-    (record.designations as unknown[]).length ||
-    (record.soft_credits as unknown[]).length ||
-    record.matches_gift_id !== null
-  )
-    return null;
-  const fields = storeGift(record, null);
+  const funds = checkDesignations(check).map((entry) => entry.id);
+  const donors = checkSoftCredits(check).map((entry) => entry.id);
+  if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
+  const fields = storeGift(check.record, null);
+  const institutionId = ctx.institution.id;
+  const found = sql.fragment`${referencesHold(institutionId, fundReference, funds)}
+    AND ${referencesHold(institutionId, donorReference, donors)}`;
   return {
-    insert: (guard) => insertFragment(giftTable, ctx.institution.id, fields, guard),
+    insert: (guard) =>
+      insertFragment(giftTable, institutionId, fields, sql.fragment`${guard} AND ${found}`),
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),

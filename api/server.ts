@@ -11,6 +11,7 @@ import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
+import { pinToday } from '../common/clock.js';
 
 export interface RunningApi {
   server: Server;
@@ -20,6 +21,7 @@ export interface RunningApi {
 }
 
 export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+  pinToday(config.CLOCK_TODAY ?? null);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',

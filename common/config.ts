@@ -41,6 +41,14 @@ const configSchema = z.object({
   ),
   /** Optional port on which a worker serves its own /metrics. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * Pins the service's calendar day (YYYY-MM-DD, UTC) for defaults and due dates: for tests, demos
+   * and rehearsals of a month end. Unset: the real date.
+   */
+  CLOCK_TODAY: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

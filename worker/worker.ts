@@ -13,6 +13,7 @@ import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
+import { pinToday } from '../common/clock.js';
 
 export interface RunningWorker {
   worker: Worker<WriteJob, WriteResult>;
@@ -21,6 +22,7 @@ export interface RunningWorker {
 }
 
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+  pinToday(config.CLOCK_TODAY ?? null);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',

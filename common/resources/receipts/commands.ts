@@ -7,6 +7,7 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { voidCommand } from '../../commands/voidCommand.js';
+import { today } from '../../clock.js';
 import { errors, type FieldError } from '../../errors.js';
 import { centsToNumber, toCents } from '../../money.js';
 import { displayName, presentAddress } from '../donors/present.js';
@@ -136,7 +137,7 @@ export const issueReceiptCommand: Command = {
   async execute(ctx, request) {
     const check = judgeRecord(ctx, receiptsResource, request.body, null);
     // Dated the day of the write unless told otherwise, UTC's day, as a dry run reports it.
-    check.record.issued_on ??= ctx.now.slice(0, 10);
+    check.record.issued_on ??= today();
     const gift = await receiptableGift(ctx, check);
     if (check.validation.errors.length || !gift)
       throw errors.validationFailed(check.validation.errors);

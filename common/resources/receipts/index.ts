@@ -42,7 +42,7 @@ export const receipts: ResourceDescriptor = {
       gift_id:
         'A gift of the institution that is not voided, not refunded in full, and has no issued receipt.',
       issued_on:
-        'The date the receipt states. Default: today (UTC). Not before the gift’s `gift_date`.',
+        'The date the receipt states. Default: today (UTC, or the day `CLOCK_TODAY` pins). Not before the gift’s `gift_date`.',
     },
     rules: [
       'Tax receipts for gifts. A receipt is a legal document: it is never changed or deleted, only voided (`POST /receipts/{id}/void`).',

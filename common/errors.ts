@@ -22,7 +22,8 @@ export type FieldErrorCode =
   | 'reference_inactive'
   | 'already_in_use'
   | 'insufficient_fund_balance'
-  | 'designation_total_mismatch';
+  | 'designation_total_mismatch'
+  | 'exceeds_pledge_balance';
 
 export interface FieldError {
   param: string;

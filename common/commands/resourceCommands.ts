@@ -71,6 +71,11 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
    * gift's `fund_id` is stored as its one designation). By default: `fieldsOf`.
    */
   store?(record: Record<string, unknown>, existing: Row | null): Fields;
+  /**
+   * What a real create or update changes beyond its own row, in the same transaction (a pledge
+   * payment settles its pledge): answers the record as it then is.
+   */
+  afterWrite?(ctx: CommandContext, row: Row, existing: Row | null): Promise<Row>;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
 }
@@ -135,6 +140,13 @@ export async function findTarget<Row extends Stored>(
   return existing;
 }
 
+const written = <Row extends Stored, Fields extends object>(
+  ctx: CommandContext,
+  resource: WritableResource<Row, Fields>,
+  row: Row,
+  existing: Row | null,
+): Promise<Row> => (resource.afterWrite ? resource.afterWrite(ctx, row, existing) : Promise.resolve(row));
+
 export function createCommand<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
   options: Pick<Command, 'requiresIdempotencyKey' | 'singleStatement'> = {},
@@ -148,7 +160,7 @@ export function createCommand<Row extends Stored, Fields extends object>(
       // A dry run presents the record it would have written: the same fields, id 0.
       const row = ctx.dryRun
         ? (previewCreated(ctx, fields) as unknown as Row)
-        : await insertRow(ctx.db, resource.table, ctx.institution.id, fields);
+        : await written(ctx, resource, await insertRow(ctx.db, resource.table, ctx.institution.id, fields), null);
       return {
         status: 201,
         body: resource.present(row),
@@ -170,7 +182,12 @@ export function updateCommand<Row extends Stored, Fields extends object>(
       const fields = await validateRecord(ctx, resource, request.body, existing);
       const row = ctx.dryRun
         ? previewUpdated(ctx, existing, fields)
-        : await updateRow(ctx.db, resource.table, ctx.institution.id, existing.id, fields);
+        : await written(
+            ctx,
+            resource,
+            await updateRow(ctx.db, resource.table, ctx.institution.id, existing.id, fields),
+            existing,
+          );
       return { status: 200, body: resource.present(row) };
     },
   };

@@ -120,6 +120,7 @@ const fieldErrorCodes = [
   'already_in_use',
   'insufficient_fund_balance',
   'designation_total_mismatch',
+  'exceeds_pledge_balance',
 ] as const satisfies readonly FieldErrorCode[];
 
 /** Fails to compile when errors.ts gains a type or field code that the lists above lack. */

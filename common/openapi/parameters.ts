@@ -150,11 +150,14 @@ function filterDescription(
   note: string | undefined,
   required: boolean,
 ): string {
-  const kind = describeFilter(filter)?.kind;
+  const described = describeFilter(filter);
+  const kind = described?.kind;
   const general = {
     id: `Only records with this \`${name}\`; an id the caller cannot see gives an empty page.`,
     enum: `Only records with this \`${name}\`.`,
-    date: 'A real calendar date written YYYY-MM-DD; inclusive.',
+    date: `A real calendar date written YYYY-MM-DD; ${
+      described?.kind === 'date' && described.comparison === '<' ? 'exclusive' : 'inclusive'
+    }.`,
     text: 'Case-insensitive “contains”, taken literally (no wildcards); trimmed, 1 to 200 characters.',
   }[kind ?? 'id'];
   const pinning = required

@@ -4,11 +4,14 @@ import { errors } from '../errors.js';
 import type { JsonObject } from '../json.js';
 import { calendarDate, recordId } from '../validation/fields.js';
 
+/** `<` is strictly before (`due_before`); the others include the date. */
+export type DateComparison = '>=' | '<=' | '<';
+
 /** What a filter accepts, for the OpenAPI document (common/openapi); it changes no behaviour. */
 export type FilterDescription =
   | { kind: 'id' }
   | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'date'; comparison: '>=' | '<=' }
+  | { kind: 'date'; comparison: DateComparison }
   | { kind: 'text'; maxLength: number };
 
 /** One filter of a list: how its query value is read, and what it means in SQL. */
@@ -70,7 +73,7 @@ export const enumFilter = (column: FragmentSqlToken, values: readonly string[]):
   condition: (value) => sql.fragment`${column} = ${value}`,
 });
 
-export const dateFilter = (column: FragmentSqlToken, comparison: '>=' | '<='): FilterSpec => ({
+export const dateFilter = (column: FragmentSqlToken, comparison: DateComparison): FilterSpec => ({
   description: { kind: 'date', comparison },
   parse(param, raw) {
     if (!calendarDate.safeParse(raw).success) {
@@ -79,9 +82,11 @@ export const dateFilter = (column: FragmentSqlToken, comparison: '>=' | '<='): F
     return raw;
   },
   condition: (value) =>
-    comparison === '>='
-      ? sql.fragment`${column} >= ${value}::date`
-      : sql.fragment`${column} <= ${value}::date`,
+    ({
+      '>=': sql.fragment`${column} >= ${value}::date`,
+      '<=': sql.fragment`${column} <= ${value}::date`,
+      '<': sql.fragment`${column} < ${value}::date`,
+    })[comparison],
 });
 
 /** `q`: case-insensitive "contains" over one or more text columns, taken literally. */

@@ -4,6 +4,7 @@ import type { ResourceDescriptor } from './descriptor.js';
 import { donors } from './donors/index.js';
 import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
+import { pledges } from './pledges/index.js';
 import { receipts } from './receipts/index.js';
 import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
@@ -17,6 +18,7 @@ import { users } from './users/index.js';
 export const resources: readonly ResourceDescriptor[] = [
   donors,
   gifts,
+  pledges,
   receipts,
   funds,
   users,

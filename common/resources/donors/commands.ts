@@ -27,7 +27,7 @@ import {
 } from './schema.js';
 
 const inUse = () =>
-  errors.resourceInUse('This donor has gifts or soft credits; delete or move them first.');
+  errors.resourceInUse('This donor has gifts, soft credits or pledges; delete or move them first.');
 
 /** Which names a role needs or forbids (product.md §4). */
 function applyRoleRules({ record, validation }: RecordCheck<DonorRow>): void {
@@ -135,7 +135,7 @@ export const updateDonorCommand = updateCommand(donorsResource);
 
 export const deleteDonorCommand: Command = {
   name: `${donorIdentity.name}.delete`,
-  constraints: { gifts_donor_fkey: inUse },
+  constraints: { gifts_donor_fkey: inUse, pledges_donor_fkey: inUse },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, donorsResource);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();

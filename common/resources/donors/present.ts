@@ -51,6 +51,7 @@ export function presentDonor(
             last_gift_date: giving.last_gift_date,
             soft_credit_total: Number(giving.soft_credit_total),
             soft_credit_count: giving.soft_credit_count,
+            pledged_outstanding: Number(giving.pledged_outstanding),
           },
         }
       : {}),

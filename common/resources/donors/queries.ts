@@ -3,7 +3,8 @@ import { givingRow, type GivingRow } from './schema.js';
 
 /**
  * The donor's giving (giving.md §2–3): hard credit from its gifts that are not voided, net of
- * refunds; soft credit from the soft credits other donors' gifts (not voided) give it.
+ * refunds; soft credit from the soft credits other donors' gifts (not voided) give it; what its
+ * open pledges still owe (giving.md §5).
  */
 export function findGiving(
   db: CommonQueryMethods,
@@ -12,7 +13,7 @@ export function findGiving(
 ): Promise<GivingRow> {
   return db.one(sql.type(givingRow)`
     SELECT hard.total_amount, hard.gift_count, hard.first_gift_date, hard.last_gift_date,
-           soft.soft_credit_total, soft.soft_credit_count
+           soft.soft_credit_total, soft.soft_credit_count, pledged.pledged_outstanding
     FROM (SELECT coalesce(sum(amount - amount_refunded), 0)::text AS total_amount,
                  count(*)::int AS gift_count,
                  min(gift_date)::text AS first_gift_date, max(gift_date)::text AS last_gift_date
@@ -25,10 +26,18 @@ export function findGiving(
           WHERE g.institution_id = ${institutionId}
             AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
-            AND (credit ->> 'donor_id')::bigint = ${donorId}) soft`);
+            AND (credit ->> 'donor_id')::bigint = ${donorId}) soft,
+         (SELECT coalesce(sum(amount - amount_paid - amount_written_off), 0)::text
+                   AS pledged_outstanding
+          FROM pledges
+          WHERE institution_id = ${institutionId} AND donor_id = ${donorId}
+            AND status = 'open') pledged`);
 }
 
-/** Whether any gift of the institution names the donor: as its donor or in a soft credit. */
+/**
+ * Whether any gift of the institution names the donor (as its donor or in a soft credit), or
+ * any pledge: records a donor cannot be deleted from under.
+ */
 export function donorHasGifts(
   db: CommonQueryMethods,
   institutionId: number,
@@ -38,7 +47,9 @@ export function donorHasGifts(
     SELECT 1 FROM gifts
     WHERE institution_id = ${institutionId}
       AND (donor_id = ${donorId} OR (soft_credit_donor_ids <> '{}'
-               AND soft_credit_donor_ids @> ARRAY[${donorId}::bigint]))`);
+               AND soft_credit_donor_ids @> ARRAY[${donorId}::bigint]))
+    UNION ALL
+    SELECT 1 FROM pledges WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
 }
 
 export async function deleteDonor(

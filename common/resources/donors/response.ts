@@ -28,6 +28,9 @@ const givingResponse = z
       'The sum of the soft credits other donors’ gifts (not voided) give this donor. Never part of total_amount or of fund totals.',
     ),
     soft_credit_count: z.number().int().min(0).describe('How many such soft credits.'),
+    pledged_outstanding: moneyAmount.describe(
+      'The sum of the balances of the donor’s open pledges: promised, not yet paid.',
+    ),
   })
   .describe('Read-only giving summary, on GET /donors/{id} only.');
 

@@ -119,6 +119,7 @@ export const givingRow = z.object({
   last_gift_date: z.string().nullable(),
   soft_credit_total: z.string(),
   soft_credit_count: z.number(),
+  pledged_outstanding: z.string(),
 });
 export type GivingRow = z.infer<typeof givingRow>;
 

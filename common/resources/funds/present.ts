@@ -24,6 +24,7 @@ export const presentFund = (
             totals.award_capacity_remaining === null
               ? null
               : Number(totals.award_capacity_remaining),
+          pledged_outstanding: Number(totals.pledged_outstanding),
         },
       }
     : {}),

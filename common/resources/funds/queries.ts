@@ -23,7 +23,8 @@ export function committedAwards(
 
 /**
  * What the fund received (giving.md §1: its designations of gifts that are not voided, net of
- * what each gave back), its live awards and what its limit leaves, as exact text.
+ * what each gave back), its live awards and what its limit leaves, and its share of what open
+ * pledges still owe (giving.md §5), as exact text.
  */
 export function findFundTotals(
   db: CommonQueryMethods,
@@ -32,7 +33,8 @@ export function findFundTotals(
 ): Promise<FundTotalsRow> {
   return db.one(sql.type(fundTotalsRow)`
     SELECT gifts.received::text AS gifts_received, awards.committed::text AS awards_committed,
-           (f.award_limit - awards.committed)::text AS award_capacity_remaining
+           (f.award_limit - awards.committed)::text AS award_capacity_remaining,
+           pledged.outstanding::text AS pledged_outstanding
     FROM funds f,
       LATERAL (SELECT coalesce(sum((part ->> 'amount')::numeric
                                    - (part ->> 'amount_refunded')::numeric), 0) AS received
@@ -41,6 +43,12 @@ export function findFundTotals(
                  AND g.fund_ids <> '{}' AND g.fund_ids @> ARRAY[${fundId}::bigint] AND g.status = 'posted'
                  AND (part ->> 'fund_id')::bigint = ${fundId}) gifts,
       LATERAL (SELECT coalesce(sum(a.amount), 0) AS committed
-               FROM ${liveAwardsOfFund(institutionId, fundId)}) awards
+               FROM ${liveAwardsOfFund(institutionId, fundId)}) awards,
+      -- settlePledge keeps each open pledge's balance split across its funds.
+      LATERAL (SELECT coalesce(sum((part ->> 'amount')::numeric), 0) AS outstanding
+               FROM pledges p, jsonb_array_elements(p.fund_outstanding) AS part
+               WHERE p.institution_id = ${institutionId} AND p.status = 'open'
+                 AND p.fund_ids <> '{}' AND p.fund_ids @> ARRAY[${fundId}::bigint]
+                 AND (part ->> 'fund_id')::bigint = ${fundId}) pledged
     WHERE f.institution_id = ${institutionId} AND f.id = ${fundId}`);
 }

@@ -9,6 +9,9 @@ const fundTotalsResponse = z
     award_capacity_remaining: moneyAmount
       .nullable()
       .describe('award_limit less awards_committed; null when the fund has no limit.'),
+    pledged_outstanding: moneyAmount.describe(
+      'What open pledges designated to the fund still owe it: each pledge’s balance split across its designations in proportion to their amounts, rounded down to the cent, the cents left over on its last designation.',
+    ),
   })
   .describe('Read-only totals, on GET /funds/{id} only.');
 

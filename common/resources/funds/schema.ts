@@ -81,6 +81,7 @@ export const fundTotalsRow = z.object({
   gifts_received: z.string(),
   awards_committed: z.string(),
   award_capacity_remaining: z.string().nullable(),
+  pledged_outstanding: z.string(),
 });
 export type FundTotalsRow = z.infer<typeof fundTotalsRow>;
 

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { centsToNumber, toCents } from '../../money.js';
 import type { GiftRow } from '../gifts/schema.js';
+import { settlePledge } from '../pledges/queries.js';
 import { insertRow } from '../table.js';
 import { giftRefundTable, type GiftRefundFields, type GiftRefundRow } from './schema.js';
 
@@ -42,5 +43,7 @@ export async function recordRefund(
         designations = ${JSON.stringify(designations)}::jsonb, updated_at = now()
     WHERE institution_id = ${institutionId} AND id = ${gift.id}`);
   await voidIssuedReceipt(db, institutionId, gift.id, `The gift was refunded (refund ${row.id}).`);
+  // A refunded payment gives its amount back to its pledge's balance.
+  if (gift.pledge_id !== null) await settlePledge(db, institutionId, gift.pledge_id);
   return row;
 }

@@ -16,8 +16,10 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
-import { centsToNumber, sumCents, toCents } from '../../money.js';
+import { toCents } from '../../money.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { checkDesignations, sameSplit } from '../designations.js';
+import { checkPayment, settlePayments } from '../pledges/payments.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
@@ -61,83 +63,6 @@ function rulesWithoutLookup({ record, validation, valid }: GiftCheck): void {
       problem('benefit_amount', 'out_of_range', 'must not be more than the gift’s amount'),
     );
   }
-}
-
-/**
- * The split the record ends with (giving.md §1): `designations` as sent, or `fund_id` as one
- * designation of the whole amount, or (on an update that sends neither) the gift's own, whose
- * one designation follows a new amount. Null when a field it depends on is invalid.
- */
-function designationsOf(check: GiftCheck): DesignationInput[] | null {
-  const { record, validation, existing, valid } = check;
-  const sent = (name: string) => validation.sent.has(name);
-  if (sent('designations'))
-    return valid('designations') ? (record.designations as DesignationInput[]) : null;
-  if (sent('fund_id')) {
-    if (record.fund_id === null) return [];
-    return valid('fund_id') && valid('amount')
-      ? [{ fund_id: record.fund_id as number, amount: record.amount as number }]
-      : null;
-  }
-  const own = (existing?.designations ?? []).map(({ fund_id, amount }) => ({ fund_id, amount }));
-  if (own.length === 1 && valid('amount')) return [{ ...own[0]!, amount: record.amount as number }];
-  return own;
-}
-
-const sameSplit = (a: readonly DesignationInput[], b: readonly DesignationInput[]) =>
-  a.length === b.length &&
-  a.every(
-    (part, index) =>
-      part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
-  );
-
-/**
- * Designations: each fund once; the parts sum to the amount. Settles `record.designations` and
- * returns the funds to look up: those new to the gift, which must be open funds of the institution.
- */
-function checkDesignations(check: GiftCheck): { id: number; param: string }[] {
-  const { record, validation, existing, valid } = check;
-  if (validation.sent.has('fund_id') && validation.sent.has('designations')) {
-    validation.errors.push(
-      problem('fund_id', 'not_allowed', 'cannot be sent with designations, which name the funds'),
-    );
-    return [];
-  }
-  const parts = designationsOf(check);
-  if (parts === null) {
-    // The amount is invalid, so there is no split; the fund named is still checked.
-    return validation.sent.has('fund_id') && valid('fund_id')
-      ? [{ id: record.fund_id as number, param: 'fund_id' }]
-      : [];
-  }
-  record.designations = parts;
-  const shorthand = !validation.sent.has('designations');
-  const paramOf = (index: number) => (shorthand ? 'fund_id' : `designations.${index}.fund_id`);
-  const seen = new Set<number>();
-  parts.forEach((part, index) => {
-    if (seen.has(part.fund_id))
-      validation.errors.push(
-        problem(paramOf(index), 'already_in_use', 'names a fund that another designation names'),
-      );
-    seen.add(part.fund_id);
-  });
-  if (parts.length && valid('amount')) {
-    const total = sumCents(parts.map((part) => part.amount));
-    if (total !== toCents(record.amount as number))
-      validation.errors.push(
-        problem(
-          'designations',
-          'designation_total_mismatch',
-          `must sum to the gift’s amount of ${record.amount as number}, not ${centsToNumber(total)}` +
-            (validation.sent.has('designations') ? '' : ': send new designations with the amount'),
-        ),
-      );
-  }
-  // A fund the gift already has may have closed since; only a new designation must be open.
-  const held = new Set((existing?.designations ?? []).map((part) => part.fund_id));
-  return parts
-    .map((part, index) => ({ id: part.fund_id, param: paramOf(index) }))
-    .filter((entry) => !held.has(entry.id));
 }
 
 /**
@@ -226,6 +151,9 @@ function moneyChanges(check: GiftCheck): string[] {
     changed.push('benefit_amount');
   for (const name of ['donor_id', 'gift_date', 'currency'] as const)
     if (valid(name) && record[name] !== existing[name]) changed.push(name);
+  // Which pledge a gift pays is money too: moving it changes two pledges' balances.
+  if (check.validation.sent.has('pledge_id') && !check.validation.invalid.has('pledge_id'))
+    if ((record.pledge_id ?? null) !== existing.pledge_id) changed.push('pledge_id');
   const parts = record.designations as DesignationInput[] | undefined;
   if (Array.isArray(parts) && !sameSplit(parts, existing.designations))
     changed.push('designations');
@@ -253,7 +181,8 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
-  const newFunds = checkDesignations(check);
+  const inherited = await checkPayment(ctx, check);
+  const newFunds = checkDesignations(check, 'gift', inherited);
   await checkLock(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
@@ -292,6 +221,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
     })),
     matches_gift_id: record.matches_gift_id as number | null,
     benefit_amount: record.benefit_amount as number,
+    pledge_id: (record.pledge_id ?? null) as number | null,
     fund_ids: designations.map((part) => part.fund_id),
     soft_credit_donor_ids: softCredits.map((credit) => credit.donor_id),
   };
@@ -321,9 +251,20 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
       'reference_not_found',
       'does not name an existing gift',
     ),
+    gifts_pledge_fkey: problem('pledge_id', 'reference_not_found', 'does not name an existing pledge'),
+    // The payment rules, under the pledge's lock, check it first: this is the table's backstop.
+    pledges_amounts_check: problem(
+      'amount',
+      'exceeds_pledge_balance',
+      'must not be more than what is left of the pledge’s balance',
+    ),
   },
   rules: giftRules,
   store: storeGift,
+  async afterWrite(ctx, row, existing) {
+    await settlePayments(ctx, existing, row);
+    return row;
+  },
   present: (row) => presentGift({ ...noHistory, ...row }),
 };
 
@@ -360,9 +301,11 @@ function giftInOneStatement(
 ): SingleStatementCreate | null {
   const check = judgeRecord(ctx, giftsResource, request.body, null);
   rulesWithoutLookup(check);
-  const funds = checkDesignations(check).map((entry) => entry.id);
+  const funds = checkDesignations(check, 'gift').map((entry) => entry.id);
   const donors = checkSoftCredits(check).map((entry) => entry.id);
   if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
+  // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
+  if (check.record.pledge_id !== null) return null;
   const fields = storeGift(check.record, null);
   const institutionId = ctx.institution.id;
   const found = sql.fragment`${referencesHold(institutionId, fundReference, funds)}
@@ -393,7 +336,10 @@ export const deleteGiftCommand: Command = {
       throw errors.resourceInUse(
         `Gifts ${existing.matched_by_gift_ids.join(', ')} match this gift; change their matches_gift_id first.`,
       );
-    if (!ctx.dryRun) await deleteGift(ctx.db, ctx.institution.id, existing.id);
+    if (!ctx.dryRun) {
+      await deleteGift(ctx.db, ctx.institution.id, existing.id);
+      await settlePayments(ctx, existing);
+    }
     return deleted(giftIdentity.object, existing.id);
   },
 };

@@ -36,6 +36,7 @@ export const presentGift = (row: GiftRow): GiftResponse => ({
   net_amount: Number(netCents(row)) / 100,
   void_reason: row.void_reason,
   voided_at: row.voided_at,
+  pledge_id: row.pledge_id,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

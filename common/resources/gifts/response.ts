@@ -7,7 +7,7 @@ import {
   timestamp,
   timestamps,
 } from '../responseFields.js';
-import { giftStatuses, giftTypes, MAX_SPLITS, softCreditReasons } from './schema.js';
+import { giftStatuses, giftType, MAX_SPLITS, softCreditReasons } from './schema.js';
 
 export const designationResponse = z.object({
   fund_id: reference('fund'),
@@ -29,7 +29,7 @@ export const giftResponse = z.object({
   currency: z.string().describe('ISO 4217 code.'),
   subject: z.string(),
   gift_date: calendarDay,
-  type: z.enum(giftTypes),
+  type: giftType,
   check_number: z.string().nullable(),
   fund_id: reference('designated fund')
     .nullable()
@@ -52,6 +52,9 @@ export const giftResponse = z.object({
   net_amount: moneyAmount.describe('`amount - amount_refunded`; 0 when voided.'),
   void_reason: z.string().nullable(),
   voided_at: timestamp.nullable(),
+  pledge_id: reference('pledge this gift pays')
+    .nullable()
+    .describe('The pledge this gift is a payment of; null for a gift that pays no pledge.'),
   ...timestamps,
 });
 export type GiftResponse = z.infer<typeof giftResponse>;

@@ -32,6 +32,22 @@ export const giftTypes = [
   'other',
 ] as const;
 
+/**
+ * `pledge` said what a gift paid rather than how it was paid (giving.md §5): still accepted, and
+ * marked deprecated in the document, which points to `pledge_id`.
+ */
+export const giftType = z.union(
+  [
+    z.enum(giftTypes).exclude(['pledge']),
+    z.literal('pledge').meta({
+      deprecated: true,
+      description:
+        'Deprecated: `type` is how the gift was paid; a payment of a pledge names it in `pledge_id` instead.',
+    }),
+  ],
+  { message: `must be one of: ${giftTypes.join(', ')}` },
+);
+
 export const giftStatuses = ['posted', 'voided'] as const;
 
 export const softCreditReasons = [
@@ -71,13 +87,15 @@ export const giftShape: Shape = {
   currency: { schema: currencyCode },
   subject: { schema: text(200), required: true },
   gift_date: { schema: calendarDate, required: true },
-  type: { schema: oneOf(giftTypes) },
+  type: { schema: giftType },
   check_number: { schema: text(40), nullable: true },
   fund_id: { schema: recordId, nullable: true },
   designations: { schema: listOf(designationInput, 'designations') },
   soft_credits: { schema: listOf(softCreditInput, 'soft credits') },
   matches_gift_id: { schema: recordId, nullable: true },
   benefit_amount: { schema: moneyOrZero },
+  // A payment of a pledge (giving.md §5).
+  pledge_id: { schema: recordId, nullable: true },
 };
 
 export const giftDefaults: Record<string, JsonValue> = {
@@ -88,6 +106,7 @@ export const giftDefaults: Record<string, JsonValue> = {
   soft_credits: [],
   matches_gift_id: null,
   benefit_amount: 0,
+  pledge_id: null,
 };
 
 /** A designation as stored: what the fund received of the gift and what it gave back. */
@@ -118,6 +137,7 @@ export const giftRow = z.object({
   amount_refunded: z.union([z.string(), z.number()]),
   void_reason: z.string().nullable(),
   voided_at: z.string().nullable(),
+  pledge_id: z.number().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -140,6 +160,7 @@ export type GiftFields = Pick<
   | 'soft_credits'
   | 'matches_gift_id'
   | 'benefit_amount'
+  | 'pledge_id'
 > & { fund_ids: number[]; soft_credit_donor_ids: number[] };
 
 export const giftTable: Table<GiftRow, GiftFields> = {
@@ -157,6 +178,7 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
     soft_credits: (credits) => sql.fragment`${JSON.stringify(credits)}::jsonb`,
     matches_gift_id: (id) => sql.fragment`${id}::bigint`,
+    pledge_id: (id) => sql.fragment`${id}::bigint`,
     benefit_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
     fund_ids: (ids) => sql.array(ids, 'int8'),
     soft_credit_donor_ids: (ids) => sql.array(ids, 'int8'),

@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { voidCommand, voidShape } from '../../commands/voidCommand.js';
 import type { ActionDescriptor } from '../descriptor.js';
 import { voidIssuedReceipt } from '../giftRefunds/queries.js';
+import { settlePledge } from '../pledges/queries.js';
 import { findRow } from '../table.js';
 import { presentGift } from './present.js';
 import { giftIdentity, giftTable, type GiftRow } from './schema.js';
@@ -16,7 +17,10 @@ async function voidGift(
     UPDATE gifts SET status = 'voided', void_reason = ${reason}, voided_at = now(), updated_at = now()
     WHERE institution_id = ${institutionId} AND id = ${id}`);
   await voidIssuedReceipt(db, institutionId, id, `The gift was voided: ${reason}`);
-  return (await findRow(db, giftTable, institutionId, id))!;
+  const gift = (await findRow(db, giftTable, institutionId, id))!;
+  // A voided payment gives its amount back to its pledge's balance.
+  if (gift.pledge_id !== null) await settlePledge(db, institutionId, gift.pledge_id);
+  return gift;
 }
 
 /** POST /gifts/{id}/void (giving.md §3): posted → voided, once and for good. */

@@ -1,0 +1,78 @@
+import { lockClause, type CommandContext } from '../../commands/command.js';
+import type { RecordCheck } from '../../commands/resourceCommands.js';
+import type { FieldError } from '../../errors.js';
+import { centsToNumber, toCents } from '../../money.js';
+import { proRata } from '../designations.js';
+import { netCents } from '../gifts/present.js';
+import type { DesignationInput, GiftRow } from '../gifts/schema.js';
+import { findRow } from '../table.js';
+import { balanceCents } from './present.js';
+import { settlePledge } from './queries.js';
+import { pledgeTable } from './schema.js';
+
+const problem = (param: string, code: FieldError['code'], message: string): FieldError => ({
+  param,
+  code,
+  message,
+});
+
+/**
+ * A gift that names a pledge is a payment of it (giving.md §5): the pledge is the institution's
+ * and the same donor's, open when the gift comes to name it, and the payment at most what is
+ * left of its balance (counting what this gift already paid of it). The real write holds the
+ * pledge FOR UPDATE from here to its commit, so payments racing for the last of a balance take
+ * turns and the second sees what the first paid. Returns the designations a new payment that
+ * names no fund takes from its pledge: the pledge's split, pro rata in cents.
+ */
+export async function checkPayment(
+  ctx: CommandContext,
+  check: RecordCheck<GiftRow>,
+): Promise<DesignationInput[]> {
+  const { record, validation, existing, valid } = check;
+  if (!valid('pledge_id')) return [];
+  const pledgeId = record.pledge_id as number;
+  const newlyNamed = existing?.pledge_id !== pledgeId;
+  const sent = (name: string) => validation.sent.has(name);
+  if (!newlyNamed && !sent('amount') && !sent('donor_id')) return [];
+  const pledge = await findRow(ctx.db, pledgeTable, ctx.institution.id, pledgeId, lockClause(ctx));
+  if (!pledge) {
+    validation.errors.push(
+      problem('pledge_id', 'reference_not_found', 'does not name an existing pledge'),
+    );
+    return [];
+  }
+  if (valid('donor_id') && pledge.donor_id !== record.donor_id)
+    validation.errors.push(
+      problem('pledge_id', 'invalid_value', 'names a pledge of another donor: a payment is the pledge’s donor’s gift'),
+    );
+  if (newlyNamed && pledge.status !== 'open') {
+    validation.errors.push(
+      problem('pledge_id', 'invalid_value', `names a pledge that is ${pledge.status}: it takes no payments`),
+    );
+    return [];
+  }
+  if (!valid('amount')) return [];
+  const room = balanceCents(pledge) + (!newlyNamed && existing ? netCents(existing) : 0n);
+  const amount = toCents(record.amount as number);
+  if (amount > room)
+    validation.errors.push(
+      problem(
+        'amount',
+        'exceeds_pledge_balance',
+        `must not be more than what is left of the pledge’s balance, ${centsToNumber(room)}`,
+      ),
+    );
+  const ownSplit = existing || sent('designations') || sent('fund_id');
+  return ownSplit ? [] : proRata(pledge.designations, amount);
+}
+
+/** After a real write of a gift: the pledges it paid before and pays now are settled. */
+export async function settlePayments(
+  ctx: CommandContext,
+  ...gifts: readonly (Pick<GiftRow, 'pledge_id'> | null)[]
+): Promise<void> {
+  const pledges = [...new Set(gifts.map((gift) => gift?.pledge_id ?? null))]
+    .filter((id): id is number => id !== null)
+    .sort((a, b) => a - b);
+  for (const id of pledges) await settlePledge(ctx.db, ctx.institution.id, id);
+}

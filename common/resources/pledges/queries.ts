@@ -1,0 +1,65 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { centsToNumber, toCents } from '../../money.js';
+import { proRata } from '../designations.js';
+import { columnsOf, findRow } from '../table.js';
+import { standing } from './schedule.js';
+import { pledgeTable, type PledgeRow, type PledgeStatus } from './schema.js';
+
+/**
+ * What the pledge's payments have paid of it: the net amounts (after refunds) of the gifts that
+ * name it and are not voided, as exact text.
+ */
+const paidOf = (db: CommonQueryMethods, institutionId: number, pledgeId: number) =>
+  db.oneFirst(sql.type(z.object({ paid: z.string() }))`
+    SELECT coalesce(sum(amount - amount_refunded), 0)::text AS paid FROM gifts
+    WHERE institution_id = ${institutionId} AND pledge_id = ${pledgeId} AND status = 'posted'`);
+
+/**
+ * Brings a pledge's figures in line with its payments, after any change of one (a payment made,
+ * changed, deleted, refunded or voided) or of the pledge itself, in the same transaction: the
+ * one place where `amount_paid`, `amount_written_off`, `status` (open ⇄ fulfilled), `next_due_on`
+ * and what each fund is still owed are worked out. It locks the pledge, so concurrent payments
+ * take turns on it. A written-off pledge writes off whatever is not paid, so a refund or void
+ * of one of its payments moves that amount to `amount_written_off`; `status` is given to set
+ * written_off or cancelled.
+ */
+export async function settlePledge(
+  db: CommonQueryMethods,
+  institutionId: number,
+  pledgeId: number,
+  close?: { status: Extract<PledgeStatus, 'written_off' | 'cancelled'>; reason: string },
+): Promise<PledgeRow> {
+  const pledge = await findRow(db, pledgeTable, institutionId, pledgeId, sql.fragment`FOR UPDATE`);
+  if (!pledge) throw new Error(`pledge ${pledgeId} is not of institution ${institutionId}`);
+  const paid = toCents(await paidOf(db, institutionId, pledgeId));
+  const amount = toCents(pledge.amount);
+  let status = close?.status ?? pledge.status;
+  if (status === 'open' || status === 'fulfilled') status = paid >= amount ? 'fulfilled' : 'open';
+  const writtenOff = status === 'written_off' ? amount - paid : 0n;
+  const balance = amount - paid - writtenOff;
+  const open = status === 'open';
+  const closing = close
+    ? sql.fragment`, close_reason = ${close.reason}, closed_at = now()`
+    : sql.fragment``;
+  return db.one(sql.type(pledgeTable.row)`
+    UPDATE pledges
+    SET amount_paid = ${centsToNumber(paid).toFixed(2)}::numeric,
+        amount_written_off = ${centsToNumber(writtenOff).toFixed(2)}::numeric,
+        status = ${status},
+        next_due_on = ${standing(pledge.installments, paid, open, '').next_due_on}::date,
+        fund_outstanding = ${JSON.stringify(open ? proRata(pledge.designations, balance) : [])}::jsonb,
+        updated_at = now() ${closing}
+    WHERE institution_id = ${institutionId} AND id = ${pledgeId}
+    RETURNING ${columnsOf(pledgeTable)}`) as Promise<PledgeRow>;
+}
+
+/** Whether any gift names the pledge as its payment, whatever has become of it since. */
+export function pledgeHasPayments(
+  db: CommonQueryMethods,
+  institutionId: number,
+  pledgeId: number,
+): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM gifts WHERE institution_id = ${institutionId} AND pledge_id = ${pledgeId}`);
+}

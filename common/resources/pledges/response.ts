@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { MAX_SPLITS } from '../gifts/schema.js';
+import {
+  calendarDay,
+  moneyAmount,
+  recordIdOf,
+  reference,
+  timestamp,
+  timestamps,
+} from '../responseFields.js';
+import { frequencies, installmentStatuses, MAX_INSTALLMENTS } from './schedule.js';
+import { pledgeStatuses } from './schema.js';
+
+const installmentResponse = z.object({
+  number: z.number().int().min(1).max(MAX_INSTALLMENTS).describe('1 for the first installment.'),
+  due_on: calendarDay,
+  amount: moneyAmount,
+  amount_paid: moneyAmount.describe(
+    'What payments cover of it: they fill the earliest installments first.',
+  ),
+  status: z
+    .enum(installmentStatuses)
+    .describe(
+      '`paid` in full; `overdue`: due before today, not paid in full, of an open pledge; else `partially_paid` or `due`.',
+    ),
+});
+
+export const pledgeResponse = z.object({
+  id: recordIdOf('pledge'),
+  object: z.literal('pledge'),
+  donor_id: reference('donor who pledged'),
+  amount: moneyAmount.describe('What was promised.'),
+  pledge_date: calendarDay,
+  fund_id: reference('designated fund')
+    .nullable()
+    .describe('The fund when the pledge has exactly one designation; null otherwise.'),
+  designations: z
+    .array(z.object({ fund_id: reference('fund'), amount: moneyAmount }))
+    .max(MAX_SPLITS)
+    .describe('The split across funds, in the order given; `[]` for an undesignated pledge.'),
+  schedule: z.object({
+    frequency: z.enum(frequencies),
+    installments: z.number().int().min(1).max(MAX_INSTALLMENTS),
+    first_due_on: calendarDay,
+  }),
+  installments: z
+    .array(installmentResponse)
+    .min(1)
+    .max(MAX_INSTALLMENTS)
+    .describe('The schedule expanded; the amounts sum exactly to `amount`. Read-only.'),
+  amount_paid: moneyAmount.describe(
+    'The net amounts (after refunds) of the pledge’s payments that are not voided.',
+  ),
+  balance: moneyAmount.describe('`amount - amount_paid - amount_written_off`.'),
+  amount_written_off: moneyAmount.describe(
+    'What a write-off gave up: the balance when it was written off (and what a later refund or void of a payment gives back).',
+  ),
+  status: z
+    .enum(pledgeStatuses)
+    .describe(
+      '`open`; `fulfilled` once the balance reaches 0 (open again if a payment is refunded or voided); `written_off`; `cancelled`.',
+    ),
+  next_due_on: calendarDay
+    .nullable()
+    .describe(
+      'The due date of the earliest installment not paid in full (in the past when it is late); null unless the pledge is open.',
+    ),
+  overdue_amount: moneyAmount.describe(
+    'What installments due before today still owe; 0 unless the pledge is open.',
+  ),
+  note: z.string().nullable(),
+  close_reason: z.string().nullable().describe('Why it was written off or cancelled.'),
+  closed_at: timestamp.nullable().describe('When it was written off or cancelled.'),
+  ...timestamps,
+});
+export type PledgeResponse = z.infer<typeof pledgeResponse>;
+
+export const pledgeReceivableResponse = z.object({
+  object: z.literal('pledge_receivable'),
+  pledge_id: reference('pledge'),
+  donor_id: reference('donor who pledged'),
+  amount: moneyAmount.describe('What was promised.'),
+  balance: moneyAmount.describe('What is still to be paid.'),
+  overdue_amount: moneyAmount.describe('What installments due before today still owe.'),
+  next_due_on: calendarDay
+    .nullable()
+    .describe('The due date of the earliest installment not paid in full.'),
+});
+export type PledgeReceivableResponse = z.infer<typeof pledgeReceivableResponse>;

@@ -31,6 +31,7 @@ describe('GET /donors/{id}', () => {
         last_gift_date: null,
         soft_credit_total: 0,
         soft_credit_count: 0,
+        pledged_outstanding: 0,
       },
     });
 
@@ -48,6 +49,7 @@ describe('GET /donors/{id}', () => {
       last_gift_date: '2026-01-15',
       soft_credit_total: 0,
       soft_credit_count: 0,
+      pledged_outstanding: 0,
     });
     expect({ ...fetched.body, giving: undefined }).toEqual({ ...donor, giving: undefined });
   });

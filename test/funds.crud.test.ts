@@ -126,6 +126,7 @@ describe('fund CRUD', () => {
       gifts_received: 30.5,
       awards_committed: 0,
       award_capacity_remaining: 1000,
+      pledged_outstanding: 0,
     });
   });
 

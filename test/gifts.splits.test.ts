@@ -190,6 +190,7 @@ describe('soft credits and giving', () => {
       last_gift_date: null,
       soft_credit_total: 500,
       soft_credit_count: 1,
+      pledged_outstanding: 0,
     });
     expect(await giving(donor.id)).toMatchObject({
       total_amount: 500,

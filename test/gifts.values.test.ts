@@ -204,6 +204,7 @@ describe('money is exact', () => {
       last_gift_date: '2026-04-30',
       soft_credit_total: 0,
       soft_credit_count: 0,
+      pledged_outstanding: 0,
     });
   });
 });

@@ -71,11 +71,19 @@ beforeAll(async () => {
     amount: 5000,
   });
   await post('/api/v1/tags', { name: 'First tag' });
+  // Pledge 1: open with nothing paid, so that it can be written off, cancelled and changed.
+  await post('/api/v1/pledges', {
+    donor_id: 1,
+    amount: 1200,
+    pledge_date: '2026-01-01',
+    fund_id: 1,
+    schedule: { frequency: 'monthly', installments: 12, first_due_on: '2026-01-31' },
+  });
   const ids = await service.db.anyFirst(sql.unsafe`
     SELECT min(id) FROM (SELECT id FROM users UNION ALL SELECT id FROM donors UNION ALL SELECT id FROM funds
       UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
       UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags
-      UNION ALL SELECT id FROM receipts) t`);
+      UNION ALL SELECT id FROM receipts UNION ALL SELECT id FROM pledges) t`);
   expect(ids).toEqual([1]);
 });
 

@@ -40,6 +40,7 @@ export const freshMoney = (amount: number, fundId: number | null = null) => ({
   net_amount: amount,
   void_reason: null,
   voided_at: null,
+  pledge_id: null,
 });
 
 export let service: TestService;

@@ -2,7 +2,8 @@
  * The demo's money stories: what a development office records beyond plain gifts, so that the
  * demo shows every part of the money record (giving.md): a split gift with a soft credit, an
  * employer's matching gift, a gala ticket with a benefit, a partial refund, a gift voided as
- * entered in error, and tax receipts (one of them voided and issued again).
+ * entered in error, tax receipts (one of them voided and issued again), and pledges paid in
+ * installments.
  */
 import { daysAgo, type Body } from './data.js';
 
@@ -121,5 +122,47 @@ export async function recordMoneyStories(
     `/gifts/${employee.id}/refunds`,
     { amount: 200, refund_date: daysAgo(5), reason: 'Donor asked for part of the gift back.' },
     'money-refund',
+  );
+
+  // Pledges. The first is promised and nothing is paid yet (so the docs' pledge examples, which
+  // write off, cancel and change pledge 1, work on it); the second is a three-year promise to
+  // the first-generation scholarships, paid quarterly, whose first payment has come in.
+  await client.create(
+    '/pledges',
+    {
+      donor_id: donor(2),
+      amount: 1200,
+      pledge_date: daysAgo(20),
+      fund_id: fund('ANNUAL'),
+      schedule: { frequency: 'monthly', installments: 12, first_due_on: daysAgo(10) },
+    },
+    'money-pledge-new',
+  );
+  const campaign = await client.create(
+    '/pledges',
+    {
+      donor_id: donor(0),
+      amount: 30000,
+      pledge_date: daysAgo(100),
+      designations: [
+        { fund_id: fund('FIRSTGEN'), amount: 20000 },
+        { fund_id: fund('ANNUAL'), amount: 10000 },
+      ],
+      schedule: { frequency: 'quarterly', installments: 12, first_due_on: daysAgo(95) },
+    },
+    'money-pledge-campaign',
+  );
+  // Without designations of its own, the payment is split as the pledge is.
+  await client.create(
+    '/gifts',
+    {
+      donor_id: donor(0),
+      amount: 2500,
+      subject: 'First installment of the campaign pledge',
+      gift_date: daysAgo(94),
+      type: 'bank_transfer',
+      pledge_id: campaign.id,
+    },
+    'money-pledge-payment',
   );
 }

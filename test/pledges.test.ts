@@ -89,7 +89,7 @@ const storedPledge = (id: number) =>
   service.db.one(sql.unsafe`
     SELECT amount::text, amount_paid::text, amount_written_off::text, status,
       next_due_on::text, fund_outstanding, installments, schedule
-    FROM pledges WHERE id = ${id}`);
+    FROM pledges WHERE id = ${id}`) as Promise<Record<string, unknown>>;
 const pledgeCount = () => service.count('pledges');
 const giftsOf = (pledgeId: number) =>
   service.db.anyFirst(sql.unsafe`SELECT id FROM gifts WHERE pledge_id = ${pledgeId} ORDER BY id`);
@@ -265,8 +265,8 @@ describe('POST /pledges', () => {
       ],
     ],
   ])('422 for %s, the same three ways, nothing written', async (_name, overrides, expected) => {
-    const body = pledgeBody(overrides as Record<string, unknown>);
-    // The designation test names fund 1 whatever the ids: a total mismatch needs no lookup.
+    const body: Record<string, unknown> = pledgeBody(overrides as Record<string, unknown>);
+    // The table is built before the funds exist: a fund it names is the first fund.
     if ((overrides as { designations?: unknown }).designations)
       body.designations = (overrides as { designations: { amount: number }[] }).designations.map(
         (part) => ({ fund_id: ids.fundA, amount: part.amount }),

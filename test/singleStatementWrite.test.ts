@@ -89,6 +89,7 @@ describe('what is answered is what is stored', () => {
       net_amount: 120.5,
       void_reason: null,
       voided_at: null,
+      pledge_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

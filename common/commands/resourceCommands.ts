@@ -145,7 +145,8 @@ const written = <Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
   row: Row,
   existing: Row | null,
-): Promise<Row> => (resource.afterWrite ? resource.afterWrite(ctx, row, existing) : Promise.resolve(row));
+): Promise<Row> =>
+  resource.afterWrite ? resource.afterWrite(ctx, row, existing) : Promise.resolve(row);
 
 export function createCommand<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
@@ -160,7 +161,12 @@ export function createCommand<Row extends Stored, Fields extends object>(
       // A dry run presents the record it would have written: the same fields, id 0.
       const row = ctx.dryRun
         ? (previewCreated(ctx, fields) as unknown as Row)
-        : await written(ctx, resource, await insertRow(ctx.db, resource.table, ctx.institution.id, fields), null);
+        : await written(
+            ctx,
+            resource,
+            await insertRow(ctx.db, resource.table, ctx.institution.id, fields),
+            null,
+          );
       return {
         status: 201,
         body: resource.present(row),

@@ -251,7 +251,11 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
       'reference_not_found',
       'does not name an existing gift',
     ),
-    gifts_pledge_fkey: problem('pledge_id', 'reference_not_found', 'does not name an existing pledge'),
+    gifts_pledge_fkey: problem(
+      'pledge_id',
+      'reference_not_found',
+      'does not name an existing pledge',
+    ),
     // The payment rules, under the pledge's lock, check it first: this is the table's backstop.
     pledges_amounts_check: problem(
       'amount',

@@ -128,7 +128,10 @@ function storePledge(record: Record<string, unknown>): PledgeFields {
     donor_id: record.donor_id as number,
     amount,
     pledge_date: record.pledge_date as string,
-    designations: designations.map((part) => ({ fund_id: part.fund_id, amount: Number(part.amount) })),
+    designations: designations.map((part) => ({
+      fund_id: part.fund_id,
+      amount: Number(part.amount),
+    })),
     schedule: {
       frequency: schedule.frequency,
       installments: schedule.installments,
@@ -161,7 +164,11 @@ export const pledgesResource: WritableResource<PledgeRow, PledgeFields> = {
   defaults: pledgeDefaults,
   readOnly: readOnlyOf(pledgeResponse, pledgeShape),
   constraints: {
-    pledges_donor_fkey: problem('donor_id', 'reference_not_found', 'does not name an existing donor'),
+    pledges_donor_fkey: problem(
+      'donor_id',
+      'reference_not_found',
+      'does not name an existing donor',
+    ),
   },
   rules: pledgeRules,
   store: storePledge,
@@ -208,8 +215,7 @@ function closeCommand(
         ? {
             ...pledge,
             status,
-            amount_written_off:
-              status === 'written_off' ? centsToNumber(balanceCents(pledge)) : 0,
+            amount_written_off: status === 'written_off' ? centsToNumber(balanceCents(pledge)) : 0,
             close_reason: reason,
             closed_at: ctx.now,
             updated_at: ctx.now,

@@ -105,8 +105,7 @@ export const pledges: ResourceDescriptor = {
     filterNotes: {
       fund_id: 'Pledges with a designation to this fund.',
       status: '`open`, `fulfilled`, `written_off` or `cancelled`.',
-      due_before:
-        'Open pledges with an installment due before this date and not paid in full.',
+      due_before: 'Open pledges with an installment due before this date and not paid in full.',
     },
     examples: {
       create: {

@@ -43,11 +43,19 @@ export async function checkPayment(
   }
   if (valid('donor_id') && pledge.donor_id !== record.donor_id)
     validation.errors.push(
-      problem('pledge_id', 'invalid_value', 'names a pledge of another donor: a payment is the pledge’s donor’s gift'),
+      problem(
+        'pledge_id',
+        'invalid_value',
+        'names a pledge of another donor: a payment is the pledge’s donor’s gift',
+      ),
     );
   if (newlyNamed && pledge.status !== 'open') {
     validation.errors.push(
-      problem('pledge_id', 'invalid_value', `names a pledge that is ${pledge.status}: it takes no payments`),
+      problem(
+        'pledge_id',
+        'invalid_value',
+        `names a pledge that is ${pledge.status}: it takes no payments`,
+      ),
     );
     return [];
   }

@@ -10,9 +10,8 @@ export const balanceCents = (
 ) => toCents(row.amount) - toCents(row.amount_paid) - toCents(row.amount_written_off);
 
 /** The installments' standing as of today (the one clock), as every answer states it. */
-export const standingOf = (
-  row: Pick<PledgeRow, 'installments' | 'amount_paid' | 'status'>,
-) => standing(row.installments, toCents(row.amount_paid), row.status === 'open', today());
+export const standingOf = (row: Pick<PledgeRow, 'installments' | 'amount_paid' | 'status'>) =>
+  standing(row.installments, toCents(row.amount_paid), row.status === 'open', today());
 
 export function presentPledge(row: PledgeRow): PledgeResponse {
   const now = standingOf(row);

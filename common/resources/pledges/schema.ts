@@ -85,13 +85,7 @@ export type PledgeRow = z.infer<typeof pledgeRow>;
  */
 export type PledgeFields = Pick<
   PledgeRow,
-  | 'donor_id'
-  | 'amount'
-  | 'pledge_date'
-  | 'designations'
-  | 'schedule'
-  | 'installments'
-  | 'note'
+  'donor_id' | 'amount' | 'pledge_date' | 'designations' | 'schedule' | 'installments' | 'note'
 > & { fund_ids: number[] };
 
 export const pledgeTable: Table<PledgeRow, PledgeFields> = {

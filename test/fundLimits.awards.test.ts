@@ -36,6 +36,7 @@ describe('award creates and the fund limit', () => {
       gifts_received: 0,
       awards_committed: 1000,
       award_capacity_remaining: 0,
+      pledged_outstanding: 0,
     });
   });
 
@@ -65,6 +66,7 @@ describe('award creates and the fund limit', () => {
       gifts_received: 0,
       awards_committed: 1_999_999_999_999.98,
       award_capacity_remaining: null,
+      pledged_outstanding: 0,
     });
   });
 
@@ -100,6 +102,7 @@ describe('award creates and the fund limit', () => {
       gifts_received: 0,
       awards_committed: 500,
       award_capacity_remaining: 500,
+      pledged_outstanding: 0,
     });
     await createAward(scholarship, 500);
     const [student] = await newStudents(1);
@@ -125,6 +128,7 @@ describe('award creates and the fund limit', () => {
       gifts_received: 5000,
       awards_committed: 60,
       award_capacity_remaining: 40,
+      pledged_outstanding: 0,
     });
     const [student] = await newStudents(1);
     await expectRefusedThreeWays(
@@ -144,6 +148,7 @@ describe('award creates and the fund limit', () => {
       gifts_received: 0,
       awards_committed: 0,
       award_capacity_remaining: 5,
+      pledged_outstanding: 0,
     });
   });
 });

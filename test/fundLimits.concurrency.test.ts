@@ -46,6 +46,7 @@ describe('the limit holds under concurrent writes (two workers)', () => {
       gifts_received: 0,
       awards_committed: 10_000,
       award_capacity_remaining: 0,
+      pledged_outstanding: 0,
     });
   });
 

@@ -88,6 +88,7 @@ describe('moving a scholarship to another fund moves what its live awards commit
       gifts_received: 0,
       awards_committed: 1000,
       award_capacity_remaining: 0,
+      pledged_outstanding: 0,
     });
     expect(award.amount).toBe(700);
   });

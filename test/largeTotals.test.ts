@@ -51,6 +51,7 @@ test('a donor and a fund whose gifts sum past 10^12 still read, with the exact s
     first_gift_date: '2026-01-01',
     soft_credit_total: 0,
     soft_credit_count: 0,
+    pledged_outstanding: 0,
     last_gift_date: '2026-01-03',
   });
 

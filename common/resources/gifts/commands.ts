@@ -21,6 +21,7 @@ import { checkReference, checkReferencesAt } from '../checks.js';
 import { checkDesignations } from '../designations.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
+import { checkPayment } from '../recurringGifts/payments.js';
 import { readOnlyOf } from '../responseFields.js';
 import { findRow, insertFragment } from '../table.js';
 import { presentGift } from './present.js';
@@ -194,6 +195,7 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   const newDonors = checkSoftCredits(check);
   validation.errors.push(...(await checkReferencesAt(ctx, donorReference, newDonors)));
   await checkMatch(ctx, check);
+  await checkPayment(ctx, check);
 }
 
 /** The stored fields: `fund_id` lives on as the gift's one designation. */
@@ -205,6 +207,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   const softCredits = record.soft_credits as SoftCreditInput[];
   return {
     donor_id: record.donor_id as number,
+    recurring_gift_id: record.recurring_gift_id as number | null,
     amount: record.amount as number,
     currency: record.currency as string,
     subject: record.subject as string,
@@ -294,6 +297,8 @@ function giftInOneStatement(
   const funds = checkDesignations(check).map((entry) => entry.id);
   const donors = checkSoftCredits(check).map((entry) => entry.id);
   if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
+  // A payment's recurring gift needs a lookup (its donor and status) that no guard here makes.
+  if (check.record.recurring_gift_id !== null) return null;
   const fields = storeGift(check.record, null);
   const institutionId = ctx.institution.id;
   const found = sql.fragment`${referencesHold(institutionId, fundReference, funds)}

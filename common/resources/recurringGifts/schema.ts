@@ -6,7 +6,6 @@ import type { JsonValue } from '../../json.js';
 import { calendarDate, currencyCode, money, oneOf, recordId } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
-import type { Designation } from '../designations.js';
 import { designationInput, listOf } from '../gifts/schema.js';
 import type { Table } from '../table.js';
 
@@ -79,7 +78,7 @@ export type RecurringGiftRow = z.infer<typeof recurringGiftRow>;
 export type RecurringGiftFields = Omit<
   RecurringGiftRow,
   'id' | 'figures' | 'created_at' | 'updated_at'
-> & { designations: Designation[] };
+>;
 
 /** The figures of one recurring gift: the same function whether the record is stored or previewed. */
 const figuresCall = (args: {

@@ -279,7 +279,7 @@ describe('POST /recurring-gifts', () => {
       () => recurringBody({ amount: 1.005, designations: [{ fund_id: ids.fund, amount: 0 }] }),
       [
         { param: 'amount', code: 'invalid_format' },
-        { param: 'designations', code: 'out_of_range' },
+        { param: 'designations.0.amount', code: 'out_of_range' },
       ],
     ],
     [

@@ -71,11 +71,18 @@ beforeAll(async () => {
     amount: 5000,
   });
   await post('/api/v1/tags', { name: 'First tag' });
+  await post('/api/v1/recurring-gifts', {
+    donor_id: 1,
+    amount: 25,
+    frequency: 'monthly',
+    start_on: '2026-01-31',
+    fund_id: 1,
+  });
   const ids = await service.db.anyFirst(sql.unsafe`
     SELECT min(id) FROM (SELECT id FROM users UNION ALL SELECT id FROM donors UNION ALL SELECT id FROM funds
       UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
       UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags
-      UNION ALL SELECT id FROM receipts) t`);
+      UNION ALL SELECT id FROM receipts UNION ALL SELECT id FROM recurring_gifts) t`);
   expect(ids).toEqual([1]);
 });
 

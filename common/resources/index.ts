@@ -5,6 +5,7 @@ import { donors } from './donors/index.js';
 import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
 import { receipts } from './receipts/index.js';
+import { recurringGifts } from './recurringGifts/index.js';
 import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
 import { tags } from './tags/index.js';
@@ -18,6 +19,7 @@ export const resources: readonly ResourceDescriptor[] = [
   donors,
   gifts,
   receipts,
+  recurringGifts,
   funds,
   users,
   awardCycles,

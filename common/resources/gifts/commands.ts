@@ -16,10 +16,12 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
-import { centsToNumber, sumCents, toCents } from '../../money.js';
+import { toCents } from '../../money.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { checkDesignations } from '../designations.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
+import { checkPayment } from '../recurringGifts/payments.js';
 import { readOnlyOf } from '../responseFields.js';
 import { findRow, insertFragment } from '../table.js';
 import { presentGift } from './present.js';
@@ -63,82 +65,12 @@ function rulesWithoutLookup({ record, validation, valid }: GiftCheck): void {
   }
 }
 
-/**
- * The split the record ends with (giving.md §1): `designations` as sent, or `fund_id` as one
- * designation of the whole amount, or (on an update that sends neither) the gift's own, whose
- * one designation follows a new amount. Null when a field it depends on is invalid.
- */
-function designationsOf(check: GiftCheck): DesignationInput[] | null {
-  const { record, validation, existing, valid } = check;
-  const sent = (name: string) => validation.sent.has(name);
-  if (sent('designations'))
-    return valid('designations') ? (record.designations as DesignationInput[]) : null;
-  if (sent('fund_id')) {
-    if (record.fund_id === null) return [];
-    return valid('fund_id') && valid('amount')
-      ? [{ fund_id: record.fund_id as number, amount: record.amount as number }]
-      : null;
-  }
-  const own = (existing?.designations ?? []).map(({ fund_id, amount }) => ({ fund_id, amount }));
-  if (own.length === 1 && valid('amount')) return [{ ...own[0]!, amount: record.amount as number }];
-  return own;
-}
-
 const sameSplit = (a: readonly DesignationInput[], b: readonly DesignationInput[]) =>
   a.length === b.length &&
   a.every(
     (part, index) =>
       part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
   );
-
-/**
- * Designations: each fund once; the parts sum to the amount. Settles `record.designations` and
- * returns the funds to look up: those new to the gift, which must be open funds of the institution.
- */
-function checkDesignations(check: GiftCheck): { id: number; param: string }[] {
-  const { record, validation, existing, valid } = check;
-  if (validation.sent.has('fund_id') && validation.sent.has('designations')) {
-    validation.errors.push(
-      problem('fund_id', 'not_allowed', 'cannot be sent with designations, which name the funds'),
-    );
-    return [];
-  }
-  const parts = designationsOf(check);
-  if (parts === null) {
-    // The amount is invalid, so there is no split; the fund named is still checked.
-    return validation.sent.has('fund_id') && valid('fund_id')
-      ? [{ id: record.fund_id as number, param: 'fund_id' }]
-      : [];
-  }
-  record.designations = parts;
-  const shorthand = !validation.sent.has('designations');
-  const paramOf = (index: number) => (shorthand ? 'fund_id' : `designations.${index}.fund_id`);
-  const seen = new Set<number>();
-  parts.forEach((part, index) => {
-    if (seen.has(part.fund_id))
-      validation.errors.push(
-        problem(paramOf(index), 'already_in_use', 'names a fund that another designation names'),
-      );
-    seen.add(part.fund_id);
-  });
-  if (parts.length && valid('amount')) {
-    const total = sumCents(parts.map((part) => part.amount));
-    if (total !== toCents(record.amount as number))
-      validation.errors.push(
-        problem(
-          'designations',
-          'designation_total_mismatch',
-          `must sum to the gift’s amount of ${record.amount as number}, not ${centsToNumber(total)}` +
-            (validation.sent.has('designations') ? '' : ': send new designations with the amount'),
-        ),
-      );
-  }
-  // A fund the gift already has may have closed since; only a new designation must be open.
-  const held = new Set((existing?.designations ?? []).map((part) => part.fund_id));
-  return parts
-    .map((part, index) => ({ id: part.fund_id, param: paramOf(index) }))
-    .filter((entry) => !held.has(entry.id));
-}
 
 /**
  * Soft credits: other donors, each once, each at most the gift's amount. Returns the donors to
@@ -263,6 +195,7 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   const newDonors = checkSoftCredits(check);
   validation.errors.push(...(await checkReferencesAt(ctx, donorReference, newDonors)));
   await checkMatch(ctx, check);
+  await checkPayment(ctx, check);
 }
 
 /** The stored fields: `fund_id` lives on as the gift's one designation. */
@@ -274,6 +207,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   const softCredits = record.soft_credits as SoftCreditInput[];
   return {
     donor_id: record.donor_id as number,
+    recurring_gift_id: record.recurring_gift_id as number | null,
     amount: record.amount as number,
     currency: record.currency as string,
     subject: record.subject as string,
@@ -363,6 +297,8 @@ function giftInOneStatement(
   const funds = checkDesignations(check).map((entry) => entry.id);
   const donors = checkSoftCredits(check).map((entry) => entry.id);
   if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
+  // A payment's recurring gift needs a lookup (its donor and status) that no guard here makes.
+  if (check.record.recurring_gift_id !== null) return null;
   const fields = storeGift(check.record, null);
   const institutionId = ctx.institution.id;
   const found = sql.fragment`${referencesHold(institutionId, fundReference, funds)}

@@ -23,6 +23,8 @@ export const gifts: ResourceDescriptor = {
     component: 'Gift',
     notes: {
       donor_id: 'A donor of the institution: the one with the hard credit.',
+      recurring_gift_id:
+        'Makes the gift a payment of this recurring gift: one of the institution, of the same donor, not cancelled (a gift keeps its link once the recurring gift is cancelled). May be set, changed or cleared (null) by PATCH, even on a locked gift.',
       currency: 'Defaults to the institution’s currency.',
       check_number: 'Only when `type` is `check`.',
       fund_id:
@@ -43,12 +45,14 @@ export const gifts: ResourceDescriptor = {
       '**Matching gifts** name the gift they match in `matches_gift_id` (a gift of another donor, not voided: 422 `invalid_value`); the matched gift lists them in `matched_by_gift_ids`. A match adds no soft credit by itself.',
       '**Money history is append-only.** `status`, `amount_refunded` and `net_amount` change only through refunds (`POST /gifts/{id}/refunds`) and voids (`POST /gifts/{id}/void`). A gift with an issued receipt, a refund or a void is locked: a PATCH that changes `amount`, `donor_id`, `gift_date`, `currency`, `designations` or `benefit_amount` is 409 `gift_locked` (other fields may change), and DELETE is 409 `gift_locked` once the gift was ever receipted, refunded or voided: void it instead. A gift that other gifts match cannot be deleted (409 `resource_in_use`).',
       '`check_number` is allowed only when `type` is `check` (422 `not_allowed`). `currency` defaults to the institution’s currency.',
+      '**Payments of a recurring gift** name it in `recurring_gift_id`: a recurring gift of the institution (422 `reference_not_found`) and of the gift’s own donor (`invalid_value`, also when a PATCH changes the donor of a payment), not cancelled when the gift is newly linked to it (`invalid_value`); a paused one still takes payments. A payment takes no designation from its recurring gift: it states its own. Its `net_amount` counts in the recurring gift’s `total_given`, and its `gift_date` in `last_gift_date` and `next_expected_on`, unless it is voided.',
     ].join('\n\n'),
     conflicts: { update: ['gift_locked'], delete: ['gift_locked', 'resource_in_use'] },
     deleteNote:
       'Only a gift with no money history: never receipted, refunded or voided (else 409 `gift_locked`; void it instead), and matched by no other gift.',
     filterNotes: {
       fund_id: 'Gifts with a designation to this fund.',
+      recurring_gift_id: 'The payments of this recurring gift.',
       soft_credit_donor_id: 'Gifts that soft-credit this donor.',
       matches_gift_id: 'Gifts that match this gift.',
       q: 'The subject contains this text.',

@@ -119,12 +119,23 @@ test('the demo institution holds a few hundred valid records of every kind', asy
             (SELECT count(*)::int FROM award_cycles) AS award_cycles,
             (SELECT count(*)::int FROM scholarships) AS scholarships,
             (SELECT count(*)::int FROM students) AS students,
-            (SELECT count(*)::int FROM awards) AS awards`,
+            (SELECT count(*)::int FROM awards) AS awards,
+            (SELECT count(*)::int FROM recurring_gifts) AS recurring_gifts,
+            (SELECT count(*)::int FROM gifts WHERE recurring_gift_id IS NOT NULL) AS payments`,
   );
   expect(counts!.institutions).toBe(1);
   expect(counts!.donors).toBeGreaterThanOrEqual(100);
   expect(counts!.gifts).toBeGreaterThanOrEqual(200);
-  for (const table of ['funds', 'users', 'award_cycles', 'scholarships', 'students', 'awards']) {
+  for (const table of [
+    'funds',
+    'users',
+    'award_cycles',
+    'scholarships',
+    'students',
+    'awards',
+    'recurring_gifts',
+    'payments',
+  ]) {
     expect({ table, some: counts![table]! > 1 }).toEqual({ table, some: true });
   }
   const statuses = await query<{ status: string }>(

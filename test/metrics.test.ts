@@ -39,7 +39,12 @@ test('GET /metrics reports requests by route and status, idempotency outcomes, q
       headers: { 'Idempotency-Key': 'metrics-1' },
     });
   expect((await post()).status).toBe(201);
-  expect((await post()).headers.get('idempotent-replayed')).toBe('true');
+  const replay = await post();
+  // The status too, so that a failure says what came instead of the replay.
+  expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed') }).toEqual({
+    status: 201,
+    replayed: 'true',
+  });
   await service.call('GET', '/api/v1/users/999');
 
   const metrics = await scrape();

@@ -78,6 +78,7 @@ test('gifts designated by fund_id become one designation each; nothing is lost, 
            check_number, created_at, updated_at
     FROM gifts ORDER BY id`);
 
+  // Only the money record: the down step below must undo it, not a later migration.
   await migrate('up', 1);
   const migrated = await rows(`
     SELECT id, institution_id, donor_id, amount::text, currency, subject, gift_date::text, type,

@@ -71,6 +71,13 @@ beforeAll(async () => {
     amount: 5000,
   });
   await post('/api/v1/tags', { name: 'First tag' });
+  await post('/api/v1/recurring-gifts', {
+    donor_id: 1,
+    amount: 25,
+    frequency: 'monthly',
+    start_on: '2026-01-31',
+    fund_id: 1,
+  });
   // Pledge 1: open with nothing paid, so that it can be written off, cancelled and changed.
   await post('/api/v1/pledges', {
     donor_id: 1,
@@ -83,7 +90,8 @@ beforeAll(async () => {
     SELECT min(id) FROM (SELECT id FROM users UNION ALL SELECT id FROM donors UNION ALL SELECT id FROM funds
       UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
       UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags
-      UNION ALL SELECT id FROM receipts UNION ALL SELECT id FROM pledges) t`);
+      UNION ALL SELECT id FROM receipts UNION ALL SELECT id FROM recurring_gifts
+      UNION ALL SELECT id FROM pledges) t`);
   expect(ids).toEqual([1]);
 });
 

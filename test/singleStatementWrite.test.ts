@@ -72,6 +72,7 @@ describe('what is answered is what is stored', () => {
       id,
       object: 'gift',
       donor_id: donorId,
+      recurring_gift_id: null,
       amount: 120.5,
       currency: 'USD',
       subject: 'Spring appeal',

@@ -2,10 +2,10 @@
  * The demo's money stories: what a development office records beyond plain gifts, so that the
  * demo shows every part of the money record (giving.md): a split gift with a soft credit, an
  * employer's matching gift, a gala ticket with a benefit, a partial refund, a gift voided as
- * entered in error, tax receipts (one of them voided and issued again), and pledges paid in
- * installments.
+ * entered in error, tax receipts (one of them voided and issued again), monthly giving
+ * (recurring gifts and their payments), and pledges paid in installments.
  */
-import { daysAgo, type Body } from './data.js';
+import { daysAgo, isoDate, type Body } from './data.js';
 
 type Created = Body & { id: number };
 
@@ -124,6 +124,83 @@ export async function recordMoneyStories(
     'money-refund',
   );
 
+  await recordMonthlyGiving(client, donor, fund);
+  await recordPledges(client, donor, fund);
+}
+
+/** The first day of the month `back` months before this one, YYYY-MM-DD. */
+const monthStart = (back: number) => {
+  const now = new Date();
+  return isoDate(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)));
+};
+
+/**
+ * Monthly giving: the Okafors give $50 on the 1st of every month by card since two months ago,
+ * both payments recorded, so they are up to date; Daniel Fitzgerald's weekly gift stopped after
+ * its first payment months ago, so it shows as lapsed (GET /recurring-gifts?lapsed=true).
+ */
+async function recordMonthlyGiving(
+  client: DemoClient,
+  donor: (index: number) => number,
+  fund: (code: string) => number,
+): Promise<void> {
+  const monthly = await client.create(
+    '/recurring-gifts',
+    {
+      donor_id: donor(2),
+      amount: 50,
+      frequency: 'monthly',
+      start_on: monthStart(2),
+      fund_id: fund('ANNUAL'),
+    },
+    'recurring-okafor',
+  );
+  for (const back of [2, 1])
+    await client.create(
+      '/gifts',
+      {
+        donor_id: donor(2),
+        recurring_gift_id: monthly.id,
+        amount: 50,
+        subject: 'Monthly gift to the Annual Fund',
+        gift_date: monthStart(back),
+        type: 'credit_card',
+        fund_id: fund('ANNUAL'),
+      },
+      `recurring-okafor-${back}`,
+    );
+
+  const weekly = await client.create(
+    '/recurring-gifts',
+    {
+      donor_id: donor(9),
+      amount: 15,
+      frequency: 'weekly',
+      start_on: daysAgo(70),
+      fund_id: fund('ATHLETICS'),
+    },
+    'recurring-fitzgerald',
+  );
+  await client.create(
+    '/gifts',
+    {
+      donor_id: donor(9),
+      recurring_gift_id: weekly.id,
+      amount: 15,
+      subject: 'Weekly gift to Athletics',
+      gift_date: daysAgo(70),
+      type: 'credit_card',
+      fund_id: fund('ATHLETICS'),
+    },
+    'recurring-fitzgerald-1',
+  );
+}
+
+async function recordPledges(
+  client: DemoClient,
+  donor: (index: number) => number,
+  fund: (code: string) => number,
+): Promise<void> {
   // Pledges. The first is promised and nothing is paid yet (so the docs' pledge examples, which
   // write off, cancel and change pledge 1, work on it); the second is a three-year promise to
   // the first-generation scholarships, paid quarterly, whose first payment has come in.

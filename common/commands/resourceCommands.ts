@@ -78,6 +78,11 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
   afterWrite?(ctx: CommandContext, row: Row, existing: Row | null): Promise<Row>;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
+  /**
+   * A dry run's record completed with what the database derives whenever it reads the record (a
+   * recurring gift's figures from its payments), so that the dry run answers what the write would.
+   */
+  derive?(ctx: CommandContext, row: Row): Promise<Row>;
 }
 
 /** The field-by-field judgement and required fields of a body, before any rule or lookup. */
@@ -148,6 +153,13 @@ const written = <Row extends Stored, Fields extends object>(
 ): Promise<Row> =>
   resource.afterWrite ? resource.afterWrite(ctx, row, existing) : Promise.resolve(row);
 
+/** The record a dry run answers with: the preview, with what the database would derive. */
+const preview = <Row extends Stored>(
+  ctx: CommandContext,
+  resource: Pick<WritableResource<Row, object>, 'derive'>,
+  row: Row,
+): Promise<Row> | Row => (resource.derive ? resource.derive(ctx, row) : row);
+
 export function createCommand<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
   options: Pick<Command, 'requiresIdempotencyKey' | 'singleStatement'> = {},
@@ -160,7 +172,7 @@ export function createCommand<Row extends Stored, Fields extends object>(
       const fields = await validateRecord(ctx, resource, request.body, null);
       // A dry run presents the record it would have written: the same fields, id 0.
       const row = ctx.dryRun
-        ? (previewCreated(ctx, fields) as unknown as Row)
+        ? await preview(ctx, resource, previewCreated(ctx, fields) as unknown as Row)
         : await written(
             ctx,
             resource,
@@ -187,7 +199,7 @@ export function updateCommand<Row extends Stored, Fields extends object>(
       await resource.guard?.(ctx, existing);
       const fields = await validateRecord(ctx, resource, request.body, existing);
       const row = ctx.dryRun
-        ? previewUpdated(ctx, existing, fields)
+        ? await preview(ctx, resource, previewUpdated(ctx, existing, fields))
         : await written(
             ctx,
             resource,

@@ -1,10 +1,21 @@
 import type { RecordCheck } from '../commands/resourceCommands.js';
 import type { FieldError } from '../errors.js';
 import { centsToNumber, sumCents, toCents } from '../money.js';
-import type { DesignationInput } from './gifts/schema.js';
 
-/** A record split across funds (a gift, a pledge): its designations as stored. */
-type Designated = { designations: readonly DesignationInput[] };
+/** One part of a split: a fund and the amount it receives (giving.md §1). */
+export interface Designation {
+  fund_id: number;
+  amount: number;
+}
+
+/** A record whose amount may be split across funds: a gift, a recurring gift. */
+type SplitCheck = RecordCheck<{ designations: readonly { fund_id: number; amount: number }[] }>;
+
+const problem = (param: string, code: FieldError['code'], message: string): FieldError => ({
+  param,
+  code,
+  message,
+});
 
 /**
  * The split the record ends with (giving.md §1): `designations` as sent, or `fund_id` as one
@@ -13,13 +24,13 @@ type Designated = { designations: readonly DesignationInput[] };
  * payment's share of its pledge's split) or none. Null when a field it depends on is invalid.
  */
 function designationsOf(
-  check: RecordCheck<Designated>,
-  inherited: readonly DesignationInput[],
-): DesignationInput[] | null {
+  check: SplitCheck,
+  inherited: readonly Designation[],
+): Designation[] | null {
   const { record, validation, existing, valid } = check;
   const sent = (name: string) => validation.sent.has(name);
   if (sent('designations'))
-    return valid('designations') ? (record.designations as DesignationInput[]) : null;
+    return valid('designations') ? (record.designations as Designation[]) : null;
   if (sent('fund_id')) {
     if (record.fund_id === null) return [];
     return valid('fund_id') && valid('amount')
@@ -32,29 +43,15 @@ function designationsOf(
   return own;
 }
 
-export const sameSplit = (a: readonly DesignationInput[], b: readonly DesignationInput[]) =>
-  a.length === b.length &&
-  a.every(
-    (part, index) =>
-      part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
-  );
-
-const problem = (param: string, code: FieldError['code'], message: string): FieldError => ({
-  param,
-  code,
-  message,
-});
-
 /**
- * Designations of a gift or a pledge (`label`): each fund once; the parts sum to the amount.
- * Settles `record.designations` and returns the funds to look up: those new to the record,
- * which must be open funds of the institution. Inherited parts are the pledge's own funds,
- * which may have closed since, as a fund a record already has may.
+ * Designations: each fund once; the parts sum to the amount; `fund_id` and `designations` not
+ * both. Settles `record.designations` and returns the funds to look up: those new to the record,
+ * which must be open funds of the institution (a fund it already has may have closed since, and
+ * so may the funds `inherited` from a pledge, which the pledge already holds).
  */
 export function checkDesignations(
-  check: RecordCheck<Designated>,
-  label: string,
-  inherited: readonly DesignationInput[] = [],
+  check: SplitCheck,
+  inherited: readonly Designation[] = [],
 ): { id: number; param: string }[] {
   const { record, validation, existing, valid } = check;
   if (validation.sent.has('fund_id') && validation.sent.has('designations')) {
@@ -88,7 +85,7 @@ export function checkDesignations(
         problem(
           'designations',
           'designation_total_mismatch',
-          `must sum to the ${label}’s amount of ${record.amount as number}, not ${centsToNumber(total)}` +
+          `must sum to the amount of ${record.amount as number}, not ${centsToNumber(total)}` +
             (validation.sent.has('designations') ? '' : ': send new designations with the amount'),
         ),
       );
@@ -101,16 +98,21 @@ export function checkDesignations(
     .filter((entry) => !held.has(entry.id));
 }
 
+/** Whether two splits name the same funds, in the same order, for the same amounts. */
+export const sameSplit = (a: readonly Designation[], b: readonly Designation[]) =>
+  a.length === b.length &&
+  a.every(
+    (part, index) =>
+      part.fund_id === b[index]!.fund_id && toCents(part.amount) === toCents(b[index]!.amount),
+  );
+
 /**
  * `total` (cents) split across `parts` in proportion to their amounts: each part its share
  * rounded down to the cent, the cents left over to the last part, so the shares sum exactly
  * to `total`; parts whose share is nothing are left out. How a payment without designations
  * takes its pledge's split, and how a pledge's balance is owed to its funds.
  */
-export function proRata(
-  parts: readonly DesignationInput[],
-  total: bigint,
-): { fund_id: number; amount: number }[] {
+export function proRata(parts: readonly Designation[], total: bigint): Designation[] {
   const whole = sumCents(parts.map((part) => part.amount));
   if (!parts.length || whole === 0n) return [];
   const shares = parts.map((part) => (toCents(part.amount) * total) / whole);

@@ -6,6 +6,7 @@ import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
 import { pledges } from './pledges/index.js';
 import { receipts } from './receipts/index.js';
+import { recurringGifts } from './recurringGifts/index.js';
 import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
 import { tags } from './tags/index.js';
@@ -20,6 +21,7 @@ export const resources: readonly ResourceDescriptor[] = [
   gifts,
   pledges,
   receipts,
+  recurringGifts,
   funds,
   users,
   awardCycles,

@@ -7,6 +7,7 @@ export interface Gift {
   id: number;
   object: string;
   donor_id: number;
+  recurring_gift_id: number | null;
   amount: number;
   currency: string;
   subject: string;
@@ -30,6 +31,7 @@ export interface Gift {
 
 /** The money fields of a new gift of `amount`, designated whole to `fundId` when given. */
 export const freshMoney = (amount: number, fundId: number | null = null) => ({
+  recurring_gift_id: null,
   designations: fundId === null ? [] : [{ fund_id: fundId, amount, amount_refunded: 0 }],
   soft_credits: [],
   matches_gift_id: null,

@@ -10,6 +10,7 @@ import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields } from '../../validation/validateBody.js';
 import { alreadyInUse, checkReference, checkReferenceList, checkUnique } from '../checks.js';
+import { donorHasRecurringGifts } from '../recurringGifts/queries.js';
 import { readOnlyOf } from '../responseFields.js';
 import { tagReference } from '../tags/schema.js';
 import { userReference } from '../users/schema.js';
@@ -28,6 +29,11 @@ import {
 
 const inUse = () =>
   errors.resourceInUse('This donor has gifts, soft credits or pledges; delete or move them first.');
+
+const givesRecurring = () =>
+  errors.resourceInUse(
+    'This donor has recurring gifts, which stay on record even when cancelled; the donor cannot be deleted.',
+  );
 
 /** Which names a role needs or forbids (product.md §4). */
 function applyRoleRules({ record, validation }: RecordCheck<DonorRow>): void {
@@ -135,10 +141,16 @@ export const updateDonorCommand = updateCommand(donorsResource);
 
 export const deleteDonorCommand: Command = {
   name: `${donorIdentity.name}.delete`,
-  constraints: { gifts_donor_fkey: inUse, pledges_donor_fkey: inUse },
+  constraints: {
+    gifts_donor_fkey: inUse,
+    pledges_donor_fkey: inUse,
+    recurring_gifts_donor_fkey: () => givesRecurring(),
+  },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, donorsResource);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
+    if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
+      throw givesRecurring();
     if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
     return deleted(donorIdentity.object, existing.id);
   },

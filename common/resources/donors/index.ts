@@ -46,7 +46,7 @@ export const donors: ResourceDescriptor = {
     ].join('\n\n'),
     conflicts: { delete: ['resource_in_use'] },
     deleteNote:
-      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it.',
+      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, and once the donor has a recurring gift (in any status).',
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',

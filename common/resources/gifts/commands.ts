@@ -19,9 +19,10 @@ import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
 import { checkDesignations, sameSplit } from '../designations.js';
-import { checkPayment, settlePayments } from '../pledges/payments.js';
+import { checkPledgePayment, settlePledgePayments } from '../pledges/payments.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
+import { checkPayment } from '../recurringGifts/payments.js';
 import { readOnlyOf } from '../responseFields.js';
 import { findRow, insertFragment } from '../table.js';
 import { presentGift } from './present.js';
@@ -181,8 +182,8 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
-  const inherited = await checkPayment(ctx, check);
-  const newFunds = checkDesignations(check, 'gift', inherited);
+  const inherited = await checkPledgePayment(ctx, check);
+  const newFunds = checkDesignations(check, inherited);
   await checkLock(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
@@ -192,6 +193,7 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   const newDonors = checkSoftCredits(check);
   validation.errors.push(...(await checkReferencesAt(ctx, donorReference, newDonors)));
   await checkMatch(ctx, check);
+  await checkPayment(ctx, check);
 }
 
 /** The stored fields: `fund_id` lives on as the gift's one designation. */
@@ -203,6 +205,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   const softCredits = record.soft_credits as SoftCreditInput[];
   return {
     donor_id: record.donor_id as number,
+    recurring_gift_id: record.recurring_gift_id as number | null,
     amount: record.amount as number,
     currency: record.currency as string,
     subject: record.subject as string,
@@ -266,7 +269,7 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
   rules: giftRules,
   store: storeGift,
   async afterWrite(ctx, row, existing) {
-    await settlePayments(ctx, existing, row);
+    await settlePledgePayments(ctx, existing, row);
     return row;
   },
   present: (row) => presentGift({ ...noHistory, ...row }),
@@ -305,9 +308,11 @@ function giftInOneStatement(
 ): SingleStatementCreate | null {
   const check = judgeRecord(ctx, giftsResource, request.body, null);
   rulesWithoutLookup(check);
-  const funds = checkDesignations(check, 'gift').map((entry) => entry.id);
+  const funds = checkDesignations(check).map((entry) => entry.id);
   const donors = checkSoftCredits(check).map((entry) => entry.id);
   if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
+  // A payment's recurring gift needs a lookup (its donor and status) that no guard here makes.
+  if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
   const fields = storeGift(check.record, null);
@@ -342,7 +347,7 @@ export const deleteGiftCommand: Command = {
       );
     if (!ctx.dryRun) {
       await deleteGift(ctx.db, ctx.institution.id, existing.id);
-      await settlePayments(ctx, existing);
+      await settlePledgePayments(ctx, existing);
     }
     return deleted(giftIdentity.object, existing.id);
   },

@@ -23,6 +23,8 @@ export const gifts: ResourceDescriptor = {
     component: 'Gift',
     notes: {
       donor_id: 'A donor of the institution: the one with the hard credit.',
+      recurring_gift_id:
+        'Makes the gift a payment of this recurring gift: one of the institution, of the same donor, not cancelled (a gift keeps its link once the recurring gift is cancelled). May be set, changed or cleared (null) by PATCH, even on a locked gift.',
       currency: 'Defaults to the institution’s currency.',
       check_number: 'Only when `type` is `check`.',
       fund_id:
@@ -47,12 +49,14 @@ export const gifts: ResourceDescriptor = {
       '**Money history is append-only.** `status`, `amount_refunded` and `net_amount` change only through refunds (`POST /gifts/{id}/refunds`) and voids (`POST /gifts/{id}/void`). A gift with an issued receipt, a refund or a void is locked: a PATCH that changes `amount`, `donor_id`, `gift_date`, `currency`, `designations`, `benefit_amount` or `pledge_id` is 409 `gift_locked` (other fields may change), and DELETE is 409 `gift_locked` once the gift was ever receipted, refunded or voided: void it instead. A gift that other gifts match cannot be deleted (409 `resource_in_use`).',
       '**Pledge payments** name their pledge in `pledge_id`: a pledge of the institution (422 `reference_not_found`) of the same donor (`invalid_value`) that is open (`invalid_value`), for at most its balance, counting what this gift already paid of it (422 `exceeds_pledge_balance` at `amount`). A new payment without `designations` or `fund_id` takes the pledge’s designations in proportion (see Pledges). Refunding, voiding or deleting a payment gives its amount back to the pledge’s balance. `pledge_id` is money: a receipted, refunded or voided payment keeps it (409 `gift_locked`).',
       '`check_number` is allowed only when `type` is `check` (422 `not_allowed`). `currency` defaults to the institution’s currency.',
+      '**Payments of a recurring gift** name it in `recurring_gift_id`: a recurring gift of the institution (422 `reference_not_found`) and of the gift’s own donor (`invalid_value`, also when a PATCH changes the donor of a payment), not cancelled when the gift is newly linked to it (`invalid_value`); a paused one still takes payments. A payment takes no designation from its recurring gift: it states its own. Its `net_amount` counts in the recurring gift’s `total_given`, and its `gift_date` in `last_gift_date` and `next_expected_on`, unless it is voided.',
     ].join('\n\n'),
     conflicts: { update: ['gift_locked'], delete: ['gift_locked', 'resource_in_use'] },
     deleteNote:
       'Only a gift with no money history: never receipted, refunded or voided (else 409 `gift_locked`; void it instead), and matched by no other gift.',
     filterNotes: {
       fund_id: 'Gifts with a designation to this fund.',
+      recurring_gift_id: 'The payments of this recurring gift.',
       soft_credit_donor_id: 'Gifts that soft-credit this donor.',
       matches_gift_id: 'Gifts that match this gift.',
       q: 'The subject contains this text.',

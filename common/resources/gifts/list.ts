@@ -23,6 +23,7 @@ export const giftList = collectionList(giftIdentity, giftTable, {
   present: presentGift,
   filters: {
     donor_id: idFilter(sql.fragment`donor_id`),
+    recurring_gift_id: idFilter(sql.fragment`recurring_gift_id`),
     fund_id: containsId('fund_ids'),
     soft_credit_donor_id: containsId('soft_credit_donor_ids'),
     matches_gift_id: idFilter(sql.fragment`matches_gift_id`),

@@ -11,6 +11,7 @@ export const presentGift = (row: GiftRow): GiftResponse => ({
   id: row.id,
   object: 'gift',
   donor_id: row.donor_id,
+  recurring_gift_id: row.recurring_gift_id,
   amount: Number(row.amount),
   currency: row.currency,
   subject: row.subject,

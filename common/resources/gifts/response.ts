@@ -25,6 +25,9 @@ export const giftResponse = z.object({
   id: recordIdOf('gift'),
   object: z.literal('gift'),
   donor_id: reference('donor'),
+  recurring_gift_id: reference('recurring gift')
+    .nullable()
+    .describe('The recurring gift this gift is a payment of; null for a gift on its own.'),
   amount: moneyAmount,
   currency: z.string().describe('ISO 4217 code.'),
   subject: z.string(),

@@ -62,7 +62,7 @@ export const softCreditReasons = [
 /** giving.md §1–2: at most this many designations, and as many soft credits, per gift. */
 export const MAX_SPLITS = 20;
 
-const listOf = <T extends z.ZodType>(item: T, what: string) =>
+export const listOf = <T extends z.ZodType>(item: T, what: string) =>
   z
     .array(item, { message: 'must be an array' })
     .max(MAX_SPLITS, { message: `must have at most ${MAX_SPLITS} ${what}` });
@@ -83,6 +83,7 @@ export type SoftCreditInput = z.infer<typeof softCreditInput>;
 
 export const giftShape: Shape = {
   donor_id: { schema: recordId, required: true },
+  recurring_gift_id: { schema: recordId, nullable: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
   subject: { schema: text(200), required: true },
@@ -99,6 +100,7 @@ export const giftShape: Shape = {
 };
 
 export const giftDefaults: Record<string, JsonValue> = {
+  recurring_gift_id: null,
   type: 'cash',
   check_number: null,
   fund_id: null,
@@ -120,6 +122,7 @@ export type StoredDesignation = z.infer<typeof storedDesignation>;
 export const giftRow = z.object({
   id: z.number(),
   donor_id: z.number(),
+  recurring_gift_id: z.number().nullable(),
   /** numeric(14,2) as exact text from the database; a number in a dry-run preview. */
   amount: z.union([z.string(), z.number()]),
   currency: z.string(),
@@ -150,6 +153,7 @@ export type GiftRow = z.infer<typeof giftRow>;
 export type GiftFields = Pick<
   GiftRow,
   | 'donor_id'
+  | 'recurring_gift_id'
   | 'amount'
   | 'currency'
   | 'subject'
@@ -178,6 +182,7 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
     soft_credits: (credits) => sql.fragment`${JSON.stringify(credits)}::jsonb`,
     matches_gift_id: (id) => sql.fragment`${id}::bigint`,
+    recurring_gift_id: (id) => sql.fragment`${id}::bigint`,
     pledge_id: (id) => sql.fragment`${id}::bigint`,
     benefit_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
     fund_ids: (ids) => sql.array(ids, 'int8'),

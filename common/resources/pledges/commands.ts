@@ -111,7 +111,7 @@ async function checkPromiseFixed(ctx: CommandContext, check: PledgeCheck): Promi
 async function pledgeRules(ctx: CommandContext, check: PledgeCheck): Promise<void> {
   const { record, validation } = check;
   checkSchedule(check);
-  const newFunds = checkDesignations(check, 'pledge');
+  const newFunds = checkDesignations(check);
   await checkPromiseFixed(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');

@@ -24,7 +24,7 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
  * turns and the second sees what the first paid. Returns the designations a new payment that
  * names no fund takes from its pledge: the pledge's split, pro rata in cents.
  */
-export async function checkPayment(
+export async function checkPledgePayment(
   ctx: CommandContext,
   check: RecordCheck<GiftRow>,
 ): Promise<DesignationInput[]> {
@@ -75,7 +75,7 @@ export async function checkPayment(
 }
 
 /** After a real write of a gift: the pledges it paid before and pays now are settled. */
-export async function settlePayments(
+export async function settlePledgePayments(
   ctx: CommandContext,
   ...gifts: readonly (Pick<GiftRow, 'pledge_id'> | null)[]
 ): Promise<void> {

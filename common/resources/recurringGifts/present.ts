@@ -1,0 +1,22 @@
+import type { RecurringGiftResponse } from './response.js';
+import { isLapsed, type RecurringGiftRow } from './schema.js';
+
+export const presentRecurringGift = (row: RecurringGiftRow): RecurringGiftResponse => ({
+  id: row.id,
+  object: 'recurring_gift',
+  donor_id: row.donor_id,
+  amount: Number(row.amount),
+  currency: row.currency,
+  frequency: row.frequency,
+  start_on: row.start_on,
+  fund_id: row.designations.length === 1 ? row.designations[0]!.fund_id : null,
+  designations: row.designations.map((part) => ({ fund_id: part.fund_id, amount: part.amount })),
+  status: row.status,
+  next_expected_on: row.figures.next_expected_on,
+  last_gift_date: row.figures.last_gift_date,
+  gift_count: row.figures.gift_count,
+  total_given: Number(row.figures.total_given),
+  lapsed: isLapsed(row),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});

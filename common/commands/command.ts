@@ -28,6 +28,8 @@ export interface CommandOutcome {
   status: 200 | 201;
   body: JsonObject;
   location?: string;
+  /** An update's record as it was, presented as `body`: its event tells what changed. */
+  previous?: JsonObject;
 }
 
 /**

@@ -206,7 +206,7 @@ export function updateCommand<Row extends Stored, Fields extends object>(
             await updateRow(ctx.db, resource.table, ctx.institution.id, existing.id, fields),
             existing,
           );
-      return { status: 200, body: resource.present(row) };
+      return { status: 200, body: resource.present(row), previous: resource.present(existing) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
 import { liveKey, revokedKey } from '../auth/liveKey.js';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
+import { previousAttributes, writeEventOf } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
 import {
   findReceiptFor,
@@ -72,7 +73,8 @@ export const failure = (error: ApiError): WriteResult => ({
  * apply through the command, then record the response under its receipt (idempotency key, or
  * the job id for a keyless write) and commit, provided the API key is still live (else 401 and
  * nothing written). If the receipt already holds an earlier write's response, everything rolls
- * back and that response is the answer. Any business error rolls everything back, so the key
+ * back and that response is the answer. The write's event commits with its receipt
+ * (common/events/outbox.ts). Any business error rolls everything back, so the key
  * stays free; the receipt (and the API key) is checked then too, since a refused write may be
  * the second delivery of one that committed. A dry run skips the receipt and runs read-only.
  */
@@ -104,13 +106,20 @@ export async function runWrite(
           job.fingerprint,
           options.idempotencyTtlSeconds,
           result,
+          {
+            ...writeEventOf(command.name, job),
+            previousAttributes: result.previous
+              ? previousAttributes(result.previous, result.body)
+              : null,
+          },
         );
         if (claim.outcome === 'key_revoked') throw new KeyRevoked();
         if (claim.outcome === 'earlier') throw new Replay(answerFrom(claim.earlier, job));
       }
       return result;
     });
-    return { ok: true, ...outcome, location: outcome.location ?? null, replayed: false };
+    const { status, body, location } = outcome;
+    return { ok: true, status, body, location: location ?? null, replayed: false };
   } catch (error) {
     if (error instanceof Replay) return error.result;
     if (error instanceof KeyRevoked) return revokedKey;
@@ -149,6 +158,7 @@ async function commitInOneStatement(
       receipt,
       fingerprint: job.fingerprint,
       ttlSeconds: options.idempotencyTtlSeconds,
+      event: writeEventOf(command.name, job),
     };
     const outcome = await (options.commitCreate?.(item) ?? insertWithReceipt(pool, item));
     return outcome && { ok: true, ...outcome, replayed: false };

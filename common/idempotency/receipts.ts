@@ -7,6 +7,7 @@ import {
 import { z } from 'zod';
 import { liveKey } from '../auth/liveKey.js';
 import type { SingleStatementCreate } from '../commands/command.js';
+import { insertEvent, type WriteEvent } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
 
 type ReceiptSource = 'client' | 'job';
@@ -52,7 +53,8 @@ const claimRow = z.object({ stored: z.boolean(), key_live: z.boolean() });
  * a key confirmed seconds ago). `stored` when this transaction now holds the key (new, or the old
  * receipt had expired); else the key was revoked, or an earlier write committed a response under
  * it; the caller then rolls back. A concurrent write of the same key waits here until the other
- * transaction ends, so exactly one of them commits.
+ * transaction ends, so exactly one of them commits. The write's event goes into the outbox in the
+ * same statement, exactly when the receipt is stored.
  */
 export async function storeReceipt(
   db: DatabaseTransactionConnection,
@@ -61,7 +63,10 @@ export async function storeReceipt(
   fingerprint: string,
   ttlSeconds: number,
   response: { status: number; body: JsonObject; location?: string | undefined },
+  event: WriteEvent & { previousAttributes: JsonObject | null },
 ): Promise<ReceiptClaim> {
+  const objectId = response.body.id;
+  if (typeof objectId !== 'number') throw new Error('a committed write answered no record id');
   const claim = await db.one(sql.type(claimRow)`
     WITH stored AS (
       INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
@@ -75,7 +80,13 @@ export async function storeReceipt(
             response_body = EXCLUDED.response_body, location = EXCLUDED.location,
             created_at = now(), expires_at = EXCLUDED.expires_at
         WHERE write_receipts.expires_at <= now()
-      RETURNING 1)
+      RETURNING response_body),
+    outbox AS (${insertEvent(receipt.institutionId, event, {
+      objectId: sql.fragment`${objectId}`,
+      data: sql.fragment`stored.response_body`,
+      previousAttributes: event.previousAttributes,
+      from: sql.fragment`FROM stored`,
+    })})
     SELECT EXISTS (SELECT 1 FROM stored) AS stored, ${liveKey(apiKeyId)} AS key_live`);
   if (claim.stored) return { outcome: 'stored' };
   if (!claim.key_live) return { outcome: 'key_revoked' };
@@ -108,6 +119,7 @@ export interface ReceiptedCreate {
   receipt: ReceiptKey;
   fingerprint: string;
   ttlSeconds: number;
+  event: WriteEvent;
 }
 
 export interface CreatedOutcome {
@@ -122,10 +134,14 @@ const storedCreate = z.object({
   location: z.string(),
 });
 
-/** One create and its receipt, as two data-modifying steps of a WITH, answering as `member`. */
+/**
+ * One create, its receipt and its event, as three data-modifying steps of a WITH, answering as
+ * `member`.
+ */
 function createSteps(item: ReceiptedCreate, member: number) {
   const created = `created_${member}`;
   const stored = `receipt_${member}`;
+  const event = `event_${member}`;
   const template = JSON.stringify(item.create.present({ ...item.create.fields, ...placeholders }));
   const { receipt } = item;
   return {
@@ -142,14 +158,20 @@ function createSteps(item: ReceiptedCreate, member: number) {
                ${`${item.create.path}/`} || ${sql.identifier([created, 'id'])},
                now() + make_interval(secs => ${item.ttlSeconds})
         FROM ${sql.identifier([created])}
-        RETURNING response_body, location)`,
+        RETURNING response_body, location),
+      ${sql.identifier([event])} AS (${insertEvent(receipt.institutionId, item.event, {
+        objectId: sql.fragment`c.id`,
+        data: sql.fragment`r.response_body`,
+        previousAttributes: null,
+        from: sql.fragment`FROM ${sql.identifier([stored])} r CROSS JOIN ${sql.identifier([created])} c`,
+      })})`,
     answer: sql.fragment`
       SELECT ${member}::int AS member, response_body, location FROM ${sql.identifier([stored])}`,
   };
 }
 
 /**
- * Commits creates and their receipts as one statement: one round trip, atomic on its own. Each
+ * Commits creates, their receipts and their events as one statement: one round trip, atomic on its own. Each
  * receipt's body is the record presented from its fields with the id and timestamps its insert
  * assigned filled in, and the stored body is the answer, so the first response and every replay
  * are the same text. An outcome per create, in order; null, writing nothing, where its guard did

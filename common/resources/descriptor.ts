@@ -80,6 +80,11 @@ export interface ResourceDescriptor extends ResourceIdentity {
   commands: { create: Command; update?: Command; delete?: Command };
   list: ListSpec<unknown>;
   retrieve: Retrieval;
+  /**
+   * What a create is called in its event (`<object>.<this>`) where the record is not simply
+   * created: a receipt is `issued` (integration.md §1). Default `created`.
+   */
+  createdAs?: string;
   /** Lists mounted under the resource's path (before `/{id}`). */
   reports?: readonly ReportDescriptor[];
   /** Writes on one record beyond update and delete: POST `<path>/{id}/<name>`. */
@@ -96,6 +101,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
 export interface ActionDescriptor {
   /** The path segment after the record's id, e.g. `void`. */
   name: string;
+  /** The action done, as its event names it (`<object>.<this>`), e.g. `voided`. */
+  happened: string;
   command: Command;
   /** The request body's fields. */
   shape: Shape;
@@ -123,6 +130,8 @@ export interface ChildCollectionDescriptor {
   name: string;
   /** For messages and the document, e.g. `refund`. */
   label: string;
+  /** The `object` of its records, e.g. `gift_refund` (and so its events, `gift_refund.created`). */
+  object: string;
   /** The parent, whose row must be the caller's for either route to answer (else 404). */
   parent: { table: string; label: string };
   create: Command;

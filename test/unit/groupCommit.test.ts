@@ -14,6 +14,7 @@ const create = (key: string, institutionId = 1): ReceiptedCreate => ({
   receipt: { institutionId, source: 'client', key },
   fingerprint: `fp-${key}`,
   ttlSeconds: 60,
+  event: { type: 'gift.created', objectType: 'gift', requestId: `req_${key}`, apiKeyId: 'key_1' },
 });
 
 const outcomeOf = (item: ReceiptedCreate): CreatedOutcome => ({

@@ -8,6 +8,7 @@ import { giftRefundDefaults, giftRefundShape } from './schema.js';
 /** A gift's refunds: GET and POST /gifts/{id}/refunds. */
 export const giftRefunds: ChildCollectionDescriptor = {
   name: 'refunds',
+  object: 'gift_refund',
   label: 'refund',
   parent: { table: 'gifts', label: 'gift' },
   create: createGiftRefund,

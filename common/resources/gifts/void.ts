@@ -35,6 +35,7 @@ export const voidGiftCommand = voidCommand({
 
 export const voidGiftAction: ActionDescriptor = {
   name: 'void',
+  happened: 'voided',
   command: voidGiftCommand,
   shape: voidShape,
   defaults: {},

@@ -14,6 +14,7 @@ import { pledgeDefaults, pledgeIdentity, pledgeShape, pledgeTable } from './sche
 
 const writeOff: ActionDescriptor = {
   name: 'write-off',
+  happened: 'written_off',
   command: writeOffPledgeCommand,
   shape: closeShape,
   defaults: {},
@@ -33,6 +34,7 @@ const writeOff: ActionDescriptor = {
 
 const cancel: ActionDescriptor = {
   name: 'cancel',
+  happened: 'cancelled',
   command: cancelPledgeCommand,
   shape: closeShape,
   defaults: {},

@@ -14,11 +14,13 @@ export const receipts: ResourceDescriptor = {
   response: receiptResponse,
   // A receipt is a legal document: never edited or deleted, only voided.
   commands: { create: issueReceiptCommand },
+  createdAs: 'issued',
   list: receiptList,
   retrieve: retrieveFrom(receiptTable, presentReceipt),
   actions: [
     {
       name: 'void',
+      happened: 'voided',
       command: voidReceiptCommand,
       shape: voidShape,
       defaults: {},

@@ -1,0 +1,58 @@
+import { sql, type FragmentSqlToken } from 'slonik';
+import type { JsonObject } from '../json.js';
+import { eventTypeOf } from './types.js';
+
+/** What a write's event knows before the write runs: who wrote, and what kind of write. */
+export interface WriteEvent {
+  type: string;
+  objectType: string;
+  requestId: string;
+  apiKeyId: string;
+}
+
+export const writeEventOf = (
+  command: string,
+  job: { requestId: string; apiKeyId: string },
+): WriteEvent => {
+  const { type, objectType } = eventTypeOf(command);
+  return { type, objectType, requestId: job.requestId, apiKeyId: job.apiKeyId };
+};
+
+/**
+ * The old values of the fields an update changed, by comparing the record as presented before
+ * and after it. `updated_at` changes on every update, so it says nothing and is left out.
+ */
+export function previousAttributes(before: JsonObject, after: JsonObject): JsonObject {
+  const previous: JsonObject = {};
+  for (const [name, value] of Object.entries(before)) {
+    if (name === 'updated_at') continue;
+    if (JSON.stringify(value) !== JSON.stringify(after[name])) previous[name] = value;
+  }
+  return previous;
+}
+
+/** Where an event's record comes from, in the statement that inserts it. */
+export interface EventSource {
+  objectId: FragmentSqlToken;
+  data: FragmentSqlToken;
+  previousAttributes: JsonObject | null;
+  /** The FROM and WHERE of the insert: the rows of the write that commits with it. */
+  from: FragmentSqlToken;
+}
+
+/**
+ * The outbox insert (integration.md §1): one data-modifying step that joins the statement
+ * committing the write's receipt, so the event commits exactly when the write does and costs no
+ * round trip of its own.
+ */
+export const insertEvent = (
+  institutionId: number,
+  event: WriteEvent,
+  source: EventSource,
+): FragmentSqlToken => sql.fragment`
+  INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
+                      request_id, api_key_id)
+  SELECT ${institutionId}, ${event.type}, ${event.objectType}, ${source.objectId}, ${source.data},
+         ${source.previousAttributes ? sql.json(source.previousAttributes) : null}::json,
+         ${event.requestId}, ${event.apiKeyId}
+  ${source.from}`;

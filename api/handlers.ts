@@ -3,6 +3,7 @@ import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
 import { ApiError, errors } from '../common/errors.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
+import { retrieveEvent } from '../common/events/event.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import type { JsonObject } from '../common/json.js';
 import { listPage } from '../common/pagination/listPage.js';
@@ -62,6 +63,17 @@ export function retrieveHandler(
     const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
     const body = id ? await retrieve(pool, res.locals.principal.institution.id, id) : null;
     if (!body) throw errors.notFound(resource);
+    res.json(body);
+  };
+}
+
+/** GET /events/{id}: an event of another institution is as absent as a missing one. */
+export function retrieveEventHandler(pool: DatabasePool): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    const id = String(req.params.id);
+    const body = await retrieveEvent(pool, res.locals.principal.institution.id, id);
+    if (!body) throw errors.notFound('event');
     res.json(body);
   };
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
+import { eventList } from '../common/events/event.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
@@ -9,6 +10,7 @@ import {
   childListHandler,
   listHandler,
   readHandler,
+  retrieveEventHandler,
   retrieveHandler,
   writeHandler,
   type CursorSettings,
@@ -97,7 +99,22 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
   ];
 }
 
-/** The API at a glance: the institution, then every resource's routes. Paths are under /api/v1. */
+/** The events (read-only: every write makes its own). */
+const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
+  route('get', '/events', {
+    handler: listHandler(pool, cursors, eventList),
+    doc: { kind: 'event-list', list: eventList },
+  }),
+  route('get', '/events/:id', {
+    handler: retrieveEventHandler(pool),
+    doc: { kind: 'event-retrieve' },
+  }),
+];
+
+/**
+ * The API at a glance: the institution, every resource's routes, then the events. Paths are
+ * under /api/v1.
+ */
 export function apiRoutes(deps: RouteDeps): Route[] {
   const institution: Endpoint = {
     handler: readHandler(async (res) => {
@@ -110,6 +127,7 @@ export function apiRoutes(deps: RouteDeps): Route[] {
   return [
     route('get', '/institution', institution),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
+    ...eventRoutes(deps),
   ];
 }
 

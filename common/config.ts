@@ -11,6 +11,8 @@ const configSchema = z.object({
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
   NODE_ENV: z.string().optional(),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
+  /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
+  EVENT_RETENTION_DAYS: positiveInt(90),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   WRITE_TIMEOUT_MS: positiveInt(10_000),
   WORKER_CONCURRENCY: positiveInt(16),

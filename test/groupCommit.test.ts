@@ -139,12 +139,32 @@ test('creates committed together each get their own record; a refused one and a 
   expect(await count(sql.fragment`SELECT 1 FROM gifts WHERE subject LIKE 'together-%'`)).toBe(
     keys.length,
   );
+  // Each create's event is a step of the shared statement: one per committed create, none else.
+  const events = await service.db.any(sql.type(
+    z.object({ object_id: z.number(), data: z.json(), request_id: z.string() }),
+  )`
+    SELECT object_id, data, request_id FROM events
+    WHERE institution_id = ${service.tenant.institutionId} AND type = 'gift.created'
+      AND data->>'subject' LIKE 'together-%'
+    ORDER BY object_id`);
+  expect(events).toEqual(
+    accepted
+      .map((response) => ({
+        object_id: response.body.id,
+        data: response.body,
+        request_id: response.headers.get('request-id'),
+      }))
+      .sort((a, b) => a.object_id - b.object_id),
+  );
 
   const replays = await Promise.all(keys.map((key) => postGift(key, donorId)));
   for (const [index, replay] of replays.entries()) {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(JSON.stringify(replay.body)).toBe(JSON.stringify(accepted[index]!.body));
   }
+  expect(
+    await count(sql.fragment`SELECT 1 FROM events WHERE data->>'subject' LIKE 'together-%'`),
+  ).toBe(keys.length);
 });
 
 test('two deliveries of one write committed together: it is written once, and both answer its record', async () => {
@@ -183,4 +203,5 @@ test('two deliveries of one write committed together: it is written once, and bo
   ]);
   expect(await giftsWithSubject(key)).toBe(1);
   expect(await receiptText(key)).toBe(JSON.stringify(first.body));
+  expect(await count(sql.fragment`SELECT 1 FROM events WHERE data->>'subject' = ${key}`)).toBe(1);
 });

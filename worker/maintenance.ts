@@ -1,5 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import type { DatabasePool } from 'slonik';
+import { pruneEvents } from '../common/events/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import type { Logger } from '../common/logger.js';
 import type { RedisSettings } from '../common/redis.js';
@@ -9,13 +10,15 @@ const PURGE_EVERY_MS = 10 * 60_000;
 
 /**
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
- * once however many workers there are: expired idempotency receipts are purged.
+ * once however many workers there are: expired idempotency receipts are purged, and events
+ * older than their retention are pruned.
  */
 export async function startMaintenance(
   pool: DatabasePool,
   connection: RedisSettings,
   prefix: string,
   logger: Logger,
+  eventRetentionDays: number,
 ) {
   const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue connection error'));
@@ -29,7 +32,9 @@ export async function startMaintenance(
     async () => {
       const purged = await purgeExpiredReceipts(pool);
       logger.info({ purged }, 'expired idempotency receipts purged');
-      return { purged };
+      const pruned = await pruneEvents(pool, eventRetentionDays);
+      logger.info({ pruned }, 'events past their retention pruned');
+      return { purged, pruned };
     },
     { connection, prefix, concurrency: 1 },
   );

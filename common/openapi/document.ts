@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { errorEnvelope } from './errorCatalogue.js';
 import { componentSchemas, type JsonSchema } from './jsonSchema.js';
-import { operationFor, type Needs } from './operations.js';
+import { eventsTagDescription, operationFor, type Needs } from './operations.js';
 import { healthResponse, operatorPaths, readinessResponse } from './operator.js';
 import { headerRef, sharedHeaders, sharedParameters } from './parameters.js';
 import { resources } from '../resources/index.js';
@@ -41,6 +41,7 @@ function tags(): JsonSchema[] {
     { name: 'Institution', description: 'The institution an API key acts for.' },
     ...resourceTags,
     ...[...reportTags].map(([name, description]) => ({ name, description })),
+    { name: 'Events', description: eventsTagDescription() },
     {
       name: 'Operations',
       description: 'For operators: liveness, readiness, metrics, this document.',

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { eventResponse } from '../events/event.js';
+import { eventTypes } from '../events/types.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
@@ -298,6 +300,85 @@ function institutionOperation(needs: Needs): JsonSchema {
   };
 }
 
+/** The Events tag: what an event is, and every type with the write that emits it. */
+export function eventsTagDescription(): string {
+  const types = eventTypes.map(
+    ({ type, request }) =>
+      `| \`${type}\` | ${article(request.label)} was ${type.split('.')[1]!.replaceAll('_', ' ')} | \`${request.method} ${request.path}\` |`,
+  );
+  return [
+    'Every committed write makes exactly one event, in the same transaction as the write: never a dry run, an idempotent replay or a refused write. `data.object` is the record as the write answered it; an update adds `data.previous_attributes`, the old values of the fields it changed. Events are kept for `EVENT_RETENTION_DAYS` (default 90), then pruned. An institution sees only its own events.',
+    '| type | what happened | the write |\n|---|---|---|\n' + types.join('\n'),
+  ].join('\n\n');
+}
+
+const eventListDescription = [
+  'The institution’s events, newest first: the audit trail of every committed write. `object_type` with `object_id` gives one record’s whole history.',
+  'Cursor pagination: see the introduction.',
+].join('\n\n');
+
+function eventListOperation(
+  { list }: Extract<EndpointDoc, { kind: 'event-list' }>,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set('Event', eventResponse);
+  needs.responses.set('EventList', listEnvelope(list.endpoint, eventResponse));
+  return {
+    operationId: 'listEvents',
+    summary: 'List events',
+    description: eventListDescription,
+    tags: ['Events'],
+    parameters: [
+      ...pageParameters,
+      ...filterParameters(list, {
+        type: 'One event type (`gift.created`), or every type of one object (`gift.*`); an unknown type is 400 `invalid_parameter`.',
+        object_type: 'Events of records of this `object`.',
+        object_id:
+          'Events of this record: with `object_type` (without it, 400 `parameter_missing`).',
+        created_from: 'Events made at or after this instant.',
+        created_to: 'Events made at or before this instant.',
+      }),
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef('EventList')),
+      ...errorResponses(
+        ['invalid_parameter', 'parameter_missing', 'invalid_cursor', ...authentication, ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function eventRetrieveOperation(needs: Needs): JsonSchema {
+  needs.responses.set('Event', eventResponse);
+  return {
+    operationId: 'retrieveEvent',
+    summary: 'Retrieve an event',
+    description: 'One event of the caller’s institution.',
+    tags: ['Events'],
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description:
+          'The event’s id (`evt_…`). An id of another institution is as absent as a missing one (404).',
+        schema: { type: 'string', maxLength: 100 },
+        example: 'evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f',
+      },
+    ],
+    responses: {
+      '200': success('The event.', schemaRef('Event')),
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 const writes =
   '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
 
@@ -452,5 +533,9 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childListOperation(route.doc.resource, route.doc.child, needs);
     case 'child-create':
       return childCreateOperation(route.doc.resource, route.doc.child, needs);
+    case 'event-list':
+      return eventListOperation(route.doc, needs);
+    case 'event-retrieve':
+      return eventRetrieveOperation(needs);
   }
 }

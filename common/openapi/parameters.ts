@@ -139,6 +139,15 @@ function filterSchema(list: ListDoc, name: string, filter: FilterSpec): JsonSche
       return { type: 'string', format: 'date' };
     case 'text':
       return { type: 'string', minLength: 1, maxLength: description.maxLength };
+    case 'instant':
+      return {
+        anyOf: [
+          { type: 'string', format: 'date' },
+          { type: 'string', format: 'date-time' },
+        ],
+      };
+    case 'pattern':
+      return { type: 'string', pattern: description.pattern, examples: [description.example] };
     default:
       throw new Error(`the filter ${name} of ${list.endpoint} does not describe itself`);
   }
@@ -159,6 +168,9 @@ function filterDescription(
       described?.kind === 'date' && described.comparison === '<' ? 'exclusive' : 'inclusive'
     }.`,
     text: 'Case-insensitive “contains”, taken literally (no wildcards); trimmed, 1 to 200 characters.',
+    instant:
+      'An ISO 8601 timestamp with its time zone (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`; to the millisecond), or a date `YYYY-MM-DD`, meaning the whole UTC day; inclusive.',
+    pattern: '',
   }[kind ?? 'id'];
   const pinning = required
     ? 'Required (else 400 `parameter_missing`) and pinned into the cursor: later pages may send it again with the same value (a different one is 400 `invalid_cursor`).'

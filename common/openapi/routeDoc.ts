@@ -27,7 +27,9 @@ export type EndpointDoc =
   | { kind: 'action'; action: ActionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
-  | { kind: 'institution' };
+  | { kind: 'institution' }
+  | { kind: 'event-list'; list: ListDoc }
+  | { kind: 'event-retrieve' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

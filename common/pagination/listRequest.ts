@@ -71,6 +71,9 @@ export function parseListRequest<Row>(
   if (token === undefined) {
     for (const name of spec.required ?? [])
       if (sent[name] === undefined) throw errors.parameterMissing(name);
+    for (const [name, needed] of Object.entries(spec.needs ?? {}))
+      if (sent[name] !== undefined && sent[needed] === undefined)
+        throw errors.parameterMissing(needed);
     return { limit, direction: 'after', position: null, filters: sent };
   }
 

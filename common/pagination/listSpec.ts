@@ -12,7 +12,9 @@ export type FilterDescription =
   | { kind: 'id' }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'date'; comparison: DateComparison }
-  | { kind: 'text'; maxLength: number };
+  | { kind: 'text'; maxLength: number }
+  | { kind: 'instant'; comparison: '>=' | '<=' }
+  | { kind: 'pattern'; pattern: string; example: string };
 
 /** One filter of a list: how its query value is read, and what it means in SQL. */
 export interface FilterSpec {
@@ -41,6 +43,8 @@ export interface ListSpec<Row> {
   filters: Record<string, FilterSpec>;
   /** Filters the first request must send (they are pinned for the pages after it). */
   required?: readonly string[];
+  /** Filters that mean something only beside another: by filter, the one it needs. */
+  needs?: Readonly<Record<string, string>>;
 }
 
 /** A record id in a query parameter, normalised (`007` is `7`), or an invalid_parameter error. */
@@ -111,4 +115,35 @@ export const textSearch = (columns: FragmentSqlToken[]): FilterSpec => ({
       sql.fragment` OR `,
     )})`;
   },
+});
+
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A bound on a timestamp column, inclusive: an ISO 8601 timestamp with its zone (to the
+ * millisecond, as timestamps are stored), or a date, meaning the whole UTC day (from its first
+ * millisecond, or to its last). Normalised to the instant in UTC, which the cursor pins.
+ */
+export const instantFilter = (column: FragmentSqlToken, comparison: '>=' | '<='): FilterSpec => ({
+  description: { kind: 'instant', comparison },
+  parse(param, raw) {
+    const match = TIMESTAMP.exec(raw);
+    const instant = match && calendarDate.safeParse(match[1]).success ? Date.parse(raw) : NaN;
+    const normalised = calendarDate.safeParse(raw).success
+      ? `${raw}T${comparison === '>=' ? '00:00:00.000' : '23:59:59.999'}Z`
+      : Number.isNaN(instant)
+        ? ''
+        : new Date(instant).toISOString();
+    // Year 0000 is no year to Postgres, and a zone can carry year 9999 past the edge.
+    if (!/^(?!0000)\d{4}-/.test(normalised))
+      throw errors.invalidParameter(
+        param,
+        `${param} must be a date written YYYY-MM-DD or an ISO 8601 timestamp with its time zone, such as 2026-11-21T10:00:00Z.`,
+      );
+    return normalised;
+  },
+  condition: (value) =>
+    comparison === '>='
+      ? sql.fragment`${column} >= ${value}::timestamptz`
+      : sql.fragment`${column} <= ${value}::timestamptz`,
 });

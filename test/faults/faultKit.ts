@@ -379,6 +379,8 @@ export interface FaultReport {
   lost: { key: string; answered: number | null; stored: number[] }[];
   /** Gift rows with no completed, unexpired receipt under their key that replays them. */
   withoutReceipt: { id: number; subject: string }[];
+  /** Gifts (stored or not) with other than exactly one `gift.created` event of a stored gift. */
+  wrongEvents: { id: number; events: number; stored: boolean }[];
   /** Requests that took longer than HANG_LIMIT_MS. */
   slow: Attempt[];
   /** Answers a client cannot act on: neither 2xx, 409, 503, 504 nor a connection error. */
@@ -390,6 +392,8 @@ export interface FaultReport {
   /** Processes that died without being told to (their last stderr lines). */
   crashes: string[];
 }
+
+const eventCount = z.object({ id: z.number(), events: z.number(), stored: z.boolean() });
 
 const giftRow = z.object({
   id: z.number(),
@@ -411,6 +415,13 @@ export async function inspect(
       AND r.status_code BETWEEN 200 AND 299 AND r.expires_at > now()
       AND (r.response_body ->> 'id')::bigint = g.id
     WHERE g.institution_id = ${rig.service.tenant.institutionId}`);
+  const events = await rig.service.db.any(sql.type(eventCount)`
+    SELECT coalesce(g.id, e.object_id) AS id, count(e.seq)::int AS events, g.id IS NOT NULL AS stored
+    FROM (SELECT id FROM gifts WHERE institution_id = ${rig.service.tenant.institutionId}) g
+    FULL JOIN (SELECT seq, object_id FROM events
+               WHERE institution_id = ${rig.service.tenant.institutionId} AND type = 'gift.created') e
+      ON e.object_id = g.id
+    GROUP BY 1, 3`);
   const bySubject = new Map<string, number[]>();
   for (const row of rows)
     bySubject.set(row.subject, [...(bySubject.get(row.subject) ?? []), row.id]);
@@ -449,6 +460,7 @@ export async function inspect(
     withoutReceipt: rows
       .filter((row) => row.receipt_key === null)
       .map(({ id, subject }) => ({ id, subject })),
+    wrongEvents: events.filter((row) => row.events !== 1 || !row.stored),
     slow: attempts.filter((attempt) => attempt.ms > HANG_LIMIT_MS),
     undocumented: attempts.filter(
       (attempt) =>
@@ -467,7 +479,15 @@ export async function inspect(
 }
 
 export type Check =
-  'once' | 'acknowledged' | 'receipts' | 'hang' | 'recovery' | 'documented' | 'resolved' | 'alive';
+  | 'once'
+  | 'acknowledged'
+  | 'receipts'
+  | 'events'
+  | 'hang'
+  | 'recovery'
+  | 'documented'
+  | 'resolved'
+  | 'alive';
 
 export interface CheckOptions {
   /** Checks that fail today because of a known bug: they run as test.failing. */
@@ -505,6 +525,11 @@ export function faultChecks(report: () => FaultReport, options: CheckOptions = {
       'receipts',
       'every gift row has a completed write receipt that replays it',
       (r) => expect(r.withoutReceipt).toEqual([]),
+    ],
+    [
+      'events',
+      'every gift row has exactly one event, and every gift event names a gift row',
+      (r) => expect(r.wrongEvents).toEqual([]),
     ],
     [
       'hang',

@@ -1,4 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
+import { sql } from 'slonik';
+import { lockKeyFor } from '../../common/idempotency/lock.js';
 import { WRITE_QUEUE } from '../../common/queue.js';
 import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -13,6 +15,9 @@ import {
   type FaultReport,
   type Rig,
 } from './faultKit.js';
+import { RedisProxy } from './redisProxy.js';
+
+type Body = Record<string, unknown> & { id: number };
 
 /** Short, so that a silent worker's jobs move to another within seconds. */
 const LOCK_DURATION_MS = 2_000;
@@ -125,5 +130,109 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
   test('the frozen worker stayed silent past its lock and its jobs were taken over', () => {
     expect(frozenFor).toBeGreaterThan(LOCK_DURATION_MS);
     expect(stalled.length).toBeGreaterThan(0);
+  });
+});
+
+describe('a worker killed with SIGKILL after its write committed, before the job completed', () => {
+  const key = 'committed-then-killed';
+  let proxy: RedisProxy;
+  let rig: Rig;
+  let queue: Queue;
+  let first: { status: number; body: Body; requestId: string | null };
+  let again: { status: number; body: Body; replayed: string | null };
+  let rerun: { replayed?: boolean } | undefined;
+
+  const post = async () => {
+    const response = await fetch(`${rig.apiUrl}/api/v1/gifts`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Service-API-Key': rig.service.tenant.key,
+        'Idempotency-Key': key,
+      },
+      body: JSON.stringify({
+        donor_id: rig.donorId,
+        amount: 5,
+        subject: key,
+        gift_date: '2026-06-01',
+      }),
+    });
+    return { response, body: (await response.json()) as Body };
+  };
+
+  beforeAll(async () => {
+    const redisUrl = new URL(process.env.TEST_REDIS_URL!);
+    proxy = new RedisProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    await proxy.start();
+    // The workers reach Redis through the proxy, the API directly.
+    rig = await startRig({
+      env: { REDIS_URL: proxy.url, WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS) },
+      apiEnv: { REDIS_URL: redisUrl.toString() },
+    });
+    const { db, config, tenant } = rig.service;
+    queue = new Queue(WRITE_QUEUE, {
+      connection: redisOptions(redisUrl.toString(), 'blocking'),
+      prefix: config.QUEUE_PREFIX,
+    });
+
+    // The worker's first Redis command after the commit settles the key's lease: Redis runs it
+    // (and the reply to the API that follows), but the worker never hears back, so the job stays
+    // active with its write committed, and the worker dies there.
+    proxy.freezeOn(lockKeyFor(config.QUEUE_PREFIX, tenant.institutionId, key), 'now');
+    const { response, body } = await post();
+    first = { status: response.status, body, requestId: response.headers.get('request-id') };
+    await waitFor(
+      async () =>
+        (await db.oneFirst(sql.unsafe`SELECT count(*)::int FROM gifts WHERE subject = ${key}`)) ===
+        1,
+      5_000,
+      'the write to commit',
+    );
+    const [job] = (await queue.getActive()).filter((active) => active.data.idempotencyKey === key);
+    await rig.kill(rig.workers[0]!);
+    proxy.thaw();
+    await rig.startWorker();
+    await waitFor(
+      async () => (await queue.getJobState(job!.id!)) === 'completed',
+      15_000,
+      'the job to run again',
+    );
+    rerun = (await queue.getJob(job!.id!))?.returnvalue as { replayed?: boolean } | undefined;
+    const retry = await post();
+    again = {
+      status: retry.response.status,
+      body: retry.body,
+      replayed: retry.response.headers.get('idempotent-replayed'),
+    };
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await rig?.close();
+    await proxy?.close();
+  });
+
+  test('the client had its answer; the killed job ran again, as a replay of the committed write', () => {
+    expect(first.status).toBe(201);
+    expect(rerun).toMatchObject({ ok: true, replayed: true, body: first.body });
+    expect(again.status).toBe(201);
+    expect(again.replayed).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  test('the write has exactly one gift row and one event, made by the first request', async () => {
+    const { db } = rig.service;
+    const gifts = await db.anyFirst(sql.unsafe`SELECT id FROM gifts WHERE subject = ${key}`);
+    expect(gifts).toEqual([again.body.id]);
+    const events = await db.any(sql.unsafe`
+      SELECT type, object_id, request_id, data::text AS data FROM events
+      WHERE object_type = 'gift' AND object_id = ${again.body.id}`);
+    expect(events).toEqual([
+      {
+        type: 'gift.created',
+        object_id: again.body.id,
+        request_id: first.requestId,
+        data: JSON.stringify(again.body),
+      },
+    ]);
   });
 });

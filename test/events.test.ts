@@ -113,8 +113,11 @@ async function expectOneEvent(
   if (read) {
     // GET of a donor or a fund adds figures it computes from other records (`giving`,
     // `totals`), which change without a write of the record: an event leaves them out.
-    const { giving: _giving, totals: _totals, ...record } = (await service.call<Body>('GET', read))
-      .body;
+    const {
+      giving: _giving,
+      totals: _totals,
+      ...record
+    } = (await service.call<Body>('GET', read)).body;
     expect(event.data.object).toEqual(record);
   }
   const one = await service.call<Event>('GET', `/api/v1/events/${event.id}`);
@@ -126,11 +129,21 @@ async function expectOneEvent(
 test('a create, an update and a delete each make one event; the update carries the old values of what it changed', async () => {
   let before = await eventCount();
   const create = await service.call<Body>('POST', '/api/v1/donors', {
-    body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org' },
+    body: {
+      role: 'Individual',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.org',
+    },
   });
   expect(create.status).toBe(201);
   const id = create.body.id;
-  const createdEvent = await expectOneEvent(before, create, 'donor.created', `/api/v1/donors/${id}`);
+  const createdEvent = await expectOneEvent(
+    before,
+    create,
+    'donor.created',
+    `/api/v1/donors/${id}`,
+  );
   expect(createdEvent.data.previous_attributes).toBeUndefined();
 
   before = await eventCount();
@@ -311,14 +324,22 @@ test('gift creates that commit together (many at once) each make exactly one eve
   expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
   expect(await eventCount()).toBe(before + responses.length);
   const events = await service.db.any(sql.type(
-    z.object({ object_id: z.number(), data: z.record(z.string(), z.unknown()), request_id: z.string() }),
+    z.object({
+      object_id: z.number(),
+      data: z.record(z.string(), z.unknown()),
+      request_id: z.string(),
+    }),
   )`
     SELECT object_id, data, request_id FROM events
     WHERE institution_id = ${service.tenant.institutionId} AND type = 'gift.created'`);
   for (const response of responses) {
     const mine = events.filter((event) => event.object_id === response.body.id);
     expect(mine).toEqual([
-      { object_id: response.body.id, data: response.body, request_id: response.headers.get('request-id') },
+      {
+        object_id: response.body.id,
+        data: response.body,
+        request_id: response.headers.get('request-id'),
+      },
     ]);
   }
 });

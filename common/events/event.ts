@@ -20,10 +20,7 @@ const objectTypes = [...new Set(eventTypes.map((eventType) => eventType.objectTy
 
 /** The event object of integration.md §1. */
 export const eventResponse = z.object({
-  id: z
-    .string()
-    .regex(EVENT_ID)
-    .describe('The event’s id: opaque, unguessable and unique.'),
+  id: z.string().regex(EVENT_ID).describe('The event’s id: opaque, unguessable and unique.'),
   object: z.literal('event'),
   type: z
     .enum(typeNames)

@@ -42,7 +42,14 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
       of(action.happened, action.command.name, 'POST', `${record}/${action.name}`),
     ),
     ...(resource.children ?? []).map((child) =>
-      of('created', child.create.name, 'POST', `${record}/${child.name}`, child.object, child.label),
+      of(
+        'created',
+        child.create.name,
+        'POST',
+        `${record}/${child.name}`,
+        child.object,
+        child.label,
+      ),
     ),
   ];
 }

@@ -171,8 +171,8 @@ function createSteps(item: ReceiptedCreate, member: number) {
 }
 
 /**
- * Commits creates, their receipts and their events as one statement: one round trip, atomic on its own. Each
- * receipt's body is the record presented from its fields with the id and timestamps its insert
+ * Commits creates, their receipts and their events as one statement: one round trip, atomic on
+ * its own. Each receipt's body is the record presented from its fields with the id and timestamps its insert
  * assigned filled in, and the stored body is the answer, so the first response and every replay
  * are the same text. An outcome per create, in order; null, writing nothing, where its guard did
  * not hold. Anything refused throws (Slonik's IntegrityConstraintViolationError for a reference

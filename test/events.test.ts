@@ -187,11 +187,16 @@ test('a gift’s life: its create (one statement), refund, receipt, void and the
     body: { amount: 10, refund_date: '2026-06-02' },
   });
   expect(refund.status).toBe(201);
-  await expectOneEvent(before, refund, 'gift_refund.created', null);
-  const refunds = await service.call<{ data: Body[] }>('GET', `/api/v1/gifts/${giftId}/refunds`);
-  expect((await onlyEventOf('gift_refund', refund.body.id)).data.object).toEqual(
-    refunds.body.data[0],
-  );
+  // integration.md §1: a refund is the gift's event, carrying the gift as GET answers it now.
+  expect(await eventCount()).toBe(before + 1);
+  const refunded = (await listEvents('?limit=1')).body.data[0]!;
+  expect(refunded).toMatchObject({
+    type: 'gift.refunded',
+    request_id: refund.headers.get('request-id'),
+  });
+  const giftNow = await service.call<Body>('GET', `/api/v1/gifts/${giftId}`);
+  expect(refunded.data.object).toEqual(giftNow.body);
+  expect(giftNow.body).toMatchObject({ amount_refunded: 10 });
 
   before = await eventCount();
   const receipt = await service.call<Body>('POST', '/api/v1/receipts', {
@@ -216,7 +221,12 @@ test('a gift’s life: its create (one statement), refund, receipt, void and the
   await expectOneEvent(before, voidGift, 'gift.voided', `/api/v1/gifts/${giftId}`);
 
   const history = await storedEventsOf('gift', giftId);
-  expect(history.map((event) => event.type)).toEqual(['gift.created', 'gift.voided']);
+  // The gift's whole history: its refund is its own event too.
+  expect(history.map((event) => event.type)).toEqual([
+    'gift.created',
+    'gift.refunded',
+    'gift.voided',
+  ]);
 
   const plain = await created<Body>(
     service.call('POST', '/api/v1/gifts', { body: giftBody('To delete') }),
@@ -374,7 +384,7 @@ describe('GET /events filters and pages', () => {
     const gifts = await listEvents('?type=gift.*&limit=100');
     expect(gifts.body.data).toEqual(events.filter((event) => event.type.startsWith('gift.')));
     expect(new Set(gifts.body.data.map((event) => event.type))).toEqual(
-      new Set(['gift.created', 'gift.voided', 'gift.deleted']),
+      new Set(['gift.created', 'gift.refunded', 'gift.voided', 'gift.deleted']),
     );
   });
 

@@ -30,6 +30,11 @@ export interface CommandOutcome {
   location?: string;
   /** An update's record as it was, presented as `body`: its event tells what changed. */
   previous?: JsonObject;
+  /**
+   * The record the write's event carries when it is not the answer (a refund's event carries
+   * its gift as GET returns it after the write). Real writes only.
+   */
+  eventObject?: JsonObject;
 }
 
 /**

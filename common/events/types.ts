@@ -42,14 +42,16 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
       of(action.happened, action.command.name, 'POST', `${record}/${action.name}`),
     ),
     ...(resource.children ?? []).map((child) =>
-      of(
-        'created',
-        child.create.name,
-        'POST',
-        `${record}/${child.name}`,
-        child.object,
-        child.label,
-      ),
+      child.parentHappened
+        ? of(child.parentHappened, child.create.name, 'POST', `${record}/${child.name}`)
+        : of(
+            'created',
+            child.create.name,
+            'POST',
+            `${record}/${child.name}`,
+            child.object,
+            child.label,
+          ),
     ),
   ];
 }

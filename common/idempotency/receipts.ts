@@ -62,10 +62,16 @@ export async function storeReceipt(
   apiKeyId: string,
   fingerprint: string,
   ttlSeconds: number,
-  response: { status: number; body: JsonObject; location?: string | undefined },
+  response: {
+    status: number;
+    body: JsonObject;
+    location?: string | undefined;
+    eventObject?: JsonObject | undefined;
+  },
   event: WriteEvent & { previousAttributes: JsonObject | null },
 ): Promise<ReceiptClaim> {
-  const objectId = response.body.id;
+  const record = response.eventObject;
+  const objectId = (record ?? response.body).id;
   if (typeof objectId !== 'number') throw new Error('a committed write answered no record id');
   const claim = await db.one(sql.type(claimRow)`
     WITH stored AS (
@@ -83,7 +89,7 @@ export async function storeReceipt(
       RETURNING response_body),
     outbox AS (${insertEvent(receipt.institutionId, event, {
       objectId: sql.fragment`${objectId}`,
-      data: sql.fragment`stored.response_body`,
+      data: record ? sql.fragment`${sql.json(record)}` : sql.fragment`stored.response_body`,
       previousAttributes: event.previousAttributes,
       from: sql.fragment`FROM stored`,
     })})

@@ -130,8 +130,14 @@ export interface ChildCollectionDescriptor {
   name: string;
   /** For messages and the document, e.g. `refund`. */
   label: string;
-  /** The `object` of its records, e.g. `gift_refund` (and so its events, `gift_refund.created`). */
+  /** The `object` of its records, e.g. `gift_refund`. */
   object: string;
+  /**
+   * What a create does to the parent, when its event is the parent's (integration.md §1: a
+   * refund is `gift.refunded`, carrying the gift as GET returns it after the write); else the
+   * event is `<object>.created`.
+   */
+  parentHappened?: string;
   /** The parent, whose row must be the caller's for either route to answer (else 404). */
   parent: { table: string; label: string };
   create: Command;

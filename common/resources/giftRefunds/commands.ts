@@ -12,6 +12,8 @@ import { requireFields, validateBody, type BodyValidation } from '../../validati
 import { netCents } from '../gifts/present.js';
 import { giftIdentity, giftTable, type DesignationInput, type GiftRow } from '../gifts/schema.js';
 import { readOnlyOf } from '../responseFields.js';
+import { findRow } from '../table.js';
+import { presentGift } from '../gifts/present.js';
 import { presentGiftRefund } from './present.js';
 import { recordRefund } from './queries.js';
 import { giftRefundResponse } from './response.js';
@@ -166,9 +168,10 @@ export const createGiftRefund: Command = {
   async execute(ctx, request) {
     const gift = await findRefundedGift(ctx, request);
     const fields = judgeRefund(gift, request.body);
-    const row = ctx.dryRun
-      ? previewCreated(ctx, fields)
-      : await recordRefund(ctx.db, ctx.institution.id, gift, fields);
-    return { status: 201, body: presentGiftRefund(row) };
+    if (ctx.dryRun) return { status: 201, body: presentGiftRefund(previewCreated(ctx, fields)) };
+    const row = await recordRefund(ctx.db, ctx.institution.id, gift, fields);
+    // The event is the gift's (`gift.refunded`): the gift as GET answers it after the refund.
+    const refunded = await findRow(ctx.db, giftTable, ctx.institution.id, gift.id);
+    return { status: 201, body: presentGiftRefund(row), eventObject: presentGift(refunded!) };
   },
 };

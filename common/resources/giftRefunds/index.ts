@@ -9,6 +9,7 @@ import { giftRefundDefaults, giftRefundShape } from './schema.js';
 export const giftRefunds: ChildCollectionDescriptor = {
   name: 'refunds',
   object: 'gift_refund',
+  parentHappened: 'refunded',
   label: 'refund',
   parent: { table: 'gifts', label: 'gift' },
   create: createGiftRefund,

@@ -25,7 +25,7 @@ type Created = Body & { id: number };
 const retryable = new Set([429, 503, 504]);
 const MAX_ATTEMPTS = 20;
 
-class ApiClient {
+export class ApiClient {
   constructor(
     private readonly baseUrl: string,
     private readonly key: string,
@@ -76,7 +76,9 @@ async function inBatches<T, R>(items: readonly T[], run: (item: T, index: number
   return results;
 }
 
-async function fillInstitution(client: ApiClient): Promise<{ donorId: number; fundId: number }> {
+export async function fillInstitution(
+  client: ApiClient,
+): Promise<{ donorId: number; fundId: number }> {
   const users = await inBatches(staff, (user, i) =>
     client.create(
       '/users',

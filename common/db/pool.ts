@@ -1,5 +1,6 @@
 import { createPool, type DatabasePool } from 'slonik';
 import type { DriverTypeParser } from 'slonik';
+import { statementLog } from './statementLog.js';
 
 export type { DatabasePool };
 
@@ -29,6 +30,7 @@ export async function createDatabasePool(url: string, options: PoolOptions): Pro
   connectionUri.searchParams.set('application_name', options.applicationName);
   const pool = await createPool(connectionUri.toString(), {
     typeParsers,
+    interceptors: [statementLog],
     maxPoolSize: options.maxPoolSize,
     // Fail fast when Postgres is unreachable so that callers can answer 503 instead of hanging.
     connectionTimeout: 2_000,

@@ -12,6 +12,7 @@ import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
+import { setWebhookPolicy } from '../common/webhooks/policy.js';
 
 export interface RunningApi {
   server: Server;
@@ -22,6 +23,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
   pinToday(config.CLOCK_TODAY ?? null);
+  setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',

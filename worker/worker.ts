@@ -14,6 +14,7 @@ import { startMaintenance } from './maintenance.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
+import { setWebhookPolicy } from '../common/webhooks/policy.js';
 
 export interface RunningWorker {
   worker: Worker<WriteJob, WriteResult>;
@@ -23,6 +24,7 @@ export interface RunningWorker {
 
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   pinToday(config.CLOCK_TODAY ?? null);
+  setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',

@@ -219,3 +219,177 @@ describe('webhook endpoints', () => {
     await service.call('DELETE', `/api/v1/webhook-endpoints/${mine.body.id}`);
   });
 });
+
+const newDonor = (key?: string) =>
+  service.call<{ id: number }>('POST', '/api/v1/donors', {
+    ...(key ? { key } : {}),
+    body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace' },
+    headers: { 'Idempotency-Key': `donor-${Math.random()}` },
+  });
+
+const deliveriesOf = (endpointId: number) =>
+  service.db.any(sql.type(
+    z.object({ event_type: z.string(), status: z.string(), attempts: z.number() }),
+  )`SELECT event_type, status, attempts FROM webhook_deliveries
+    WHERE endpoint_id = ${endpointId} ORDER BY id`);
+
+/** Enough for the dispatcher (every 250 ms) and a delivery to happen, were one due. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+
+describe('deliveries', () => {
+  test('a committed write reaches a matching endpoint once, signed and as GET /events answers it', async () => {
+    const receiver = receivers[1]!;
+    const other = await service.createTenant('Elsewhere', 'USD');
+    const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+    const tagsOnly = await createEndpoint({ url: receivers[2]!.url, enabled_events: ['tag.*'] });
+    expect(endpoint.status).toBe(201);
+
+    const donor = await newDonor();
+    expect(donor.status).toBe(201);
+    // Nothing for a dry run, a replay, a refused write, another institution's write, or an
+    // event type the endpoint did not ask for.
+    const key = `donor-replay-${Math.random()}`;
+    const body = { role: 'Individual', first_name: 'Grace', last_name: 'Hopper' };
+    const first = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    const replay = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(replay.body.id).toBe(first.body.id);
+    const dry = await service.call('POST', '/api/v1/donors?dry_run=true', {
+      body,
+      headers: { 'Idempotency-Key': `dry-${Math.random()}` },
+    });
+    expect(dry.status).toBe(201);
+    const refused = await service.call('POST', '/api/v1/donors', {
+      body: { role: 'Individual' },
+      headers: { 'Idempotency-Key': `refused-${Math.random()}` },
+    });
+    expect(refused.status).toBe(422);
+    expect((await newDonor(other.key)).status).toBe(201);
+    const fund = await service.call('POST', '/api/v1/funds', {
+      body: { name: 'Hooks', code: 'HOOK' },
+    });
+    expect(fund.status).toBe(201);
+
+    await waitFor(() => receiver.received.length >= 2, 10_000, 'two deliveries');
+    await settle();
+    const events = receiver.verified(endpoint.body.secret!);
+    expect(events.map((event) => [event.type, event.data.object.id])).toEqual([
+      ['donor.created', donor.body.id],
+      ['donor.created', first.body.id],
+    ]);
+    for (const [index, event] of events.entries()) {
+      expect(receiver.received[index]!.headers['webhook-id']).toBe(event.id);
+      expect(receiver.received[index]!.headers['content-type']).toBe('application/json');
+      const stored = await service.call('GET', `/api/v1/events/${event.id}`);
+      expect(receiver.received[index]!.body).toBe(JSON.stringify(stored.body));
+    }
+    expect(receivers[2]!.received).toEqual([]);
+    expect(await deliveriesOf(endpoint.body.id)).toEqual([
+      { event_type: 'donor.created', status: 'delivered', attempts: 1 },
+      { event_type: 'donor.created', status: 'delivered', attempts: 1 },
+    ]);
+    expect(await deliveriesOf(tagsOnly.body.id)).toEqual([]);
+    for (const id of [endpoint.body.id, tagsOnly.body.id])
+      await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+  });
+
+  test('a receiver down, then up, gets the event after retries with the same webhook-id', async () => {
+    const late = new Receiver();
+    const endpoint = await createEndpoint({
+      url: `http://127.0.0.1:${latePort}/hook`,
+      enabled_events: ['donor.*'],
+    });
+    const donor = await newDonor();
+    await waitFor(
+      async () => (await deliveriesOf(endpoint.body.id))[0]?.attempts === 2,
+      10_000,
+      'two refused attempts',
+    );
+    await late.start(latePort);
+    try {
+      await waitFor(() => late.received.length === 1, 10_000, 'the delivery');
+      const [event] = late.verified(endpoint.body.secret!);
+      expect(event!.data.object.id).toBe(donor.body.id);
+      const [delivery] = await deliveriesOf(endpoint.body.id);
+      expect(delivery!.status).toBe('delivered');
+      expect(delivery!.attempts).toBeGreaterThanOrEqual(3);
+    } finally {
+      await late.stop();
+      await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+    }
+  });
+
+  test('500 then 200 is retried and delivered once; 410 disables the endpoint', async () => {
+    const flaky = receivers[3]!;
+    flaky.answers.push(500, 302, 200);
+    const endpoint = await createEndpoint({ url: flaky.url, enabled_events: ['donor.*'] });
+    const donor = await newDonor();
+    await waitFor(() => flaky.received.length === 3, 10_000, 'three attempts');
+    await settle();
+    expect(flaky.received).toHaveLength(3);
+    const ids = new Set(flaky.received.map((delivery) => delivery.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    expect(flaky.verified(endpoint.body.secret!)[0]!.data.object.id).toBe(donor.body.id);
+    expect(await deliveriesOf(endpoint.body.id)).toEqual([
+      { event_type: 'donor.created', status: 'delivered', attempts: 3 },
+    ]);
+
+    flaky.answers.push(410);
+    await newDonor();
+    await waitFor(
+      async () =>
+        (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${endpoint.body.id}`)).body
+          .status === 'disabled',
+      10_000,
+      'the endpoint disabled',
+    );
+    const deliveries = await deliveriesOf(endpoint.body.id);
+    expect(deliveries[1]).toEqual({ event_type: 'donor.created', status: 'failed', attempts: 1 });
+    const before = flaky.received.length;
+    await newDonor();
+    await settle();
+    expect(flaky.received).toHaveLength(before);
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+  });
+
+  test('after a rotation both secrets sign; a receiver with either verifies', async () => {
+    const receiver = receivers[4]!;
+    const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+    const rotated = await service.call<Endpoint>(
+      'POST',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/rotate-secret`,
+      { body: {} },
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.body.secret);
+    await newDonor();
+    await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery');
+    const signature = String(receiver.received[0]!.headers['webhook-signature']);
+    expect(signature.split(' ')).toHaveLength(2);
+    expect(signature.split(' ').every((part) => part.startsWith('v1,'))).toBe(true);
+    expect(receiver.verified(rotated.body.secret!)).toHaveLength(1);
+    expect(receiver.verified(endpoint.body.secret!)).toHaveLength(1);
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+  });
+});
+
+test('a name that resolves to loopback is refused at delivery, not connected to', async () => {
+  const endpoint = await createEndpoint({
+    url: 'https://localhost:1/hook',
+    enabled_events: ['donor.created'],
+  });
+  expect(endpoint.status).toBe(201);
+  await newDonor();
+  const lastError = () =>
+    service.db.maybeOneFirst(sql.type(z.object({ last_error: z.string().nullable() }))`
+      SELECT last_error FROM webhook_deliveries WHERE endpoint_id = ${endpoint.body.id}`);
+  await waitFor(async () => (await lastError()) != null, 10_000, 'an attempt');
+  expect(await lastError()).toMatch(/loopback/);
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});

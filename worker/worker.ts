@@ -11,6 +11,7 @@ import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
 import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
+import { startWebhooks } from './webhooks.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
@@ -70,6 +71,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
     config.EVENT_RETENTION_DAYS,
   );
+  const webhooks = await startWebhooks(
+    pool,
+    redisOptions(config.REDIS_URL, 'blocking'),
+    config.QUEUE_PREFIX,
+    logger,
+  );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
@@ -81,6 +88,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       stopHeartbeat();
       await worker.close();
       await maintenance.close();
+      await webhooks.close();
       redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),

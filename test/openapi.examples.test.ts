@@ -55,6 +55,10 @@ beforeAll(async () => {
     gift_date: '2026-01-02',
   });
   await post('/api/v1/receipts', { gift_id: 2 });
+  await post('/api/v1/webhook-endpoints', {
+    url: 'https://hooks.example.org/donor-gift-service',
+    enabled_events: ['gift.*'],
+  });
   await post('/api/v1/award-cycles', {
     name: 'Current awards',
     starts_on: '2026-01-01',

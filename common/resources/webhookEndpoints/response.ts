@@ -7,6 +7,7 @@ export const webhookEndpointResponse = z.object({
   url: z.string().describe('Where events are POSTed.'),
   enabled_events: z
     .array(z.string())
+    .max(100)
     .describe('Event types (`gift.created`), every type of an object (`gift.*`), or `*`.'),
   description: z.string().nullable(),
   status: z

@@ -115,7 +115,7 @@ export function listHandler<Row>(
 export function childListHandler(
   pool: DatabasePool,
   cursors: CursorSettings,
-  child: ChildCollectionDescriptor,
+  child: Pick<ChildCollectionDescriptor, 'list' | 'parent' | 'ofParent'>,
 ): RequestHandler {
   return async (req, res) => {
     const institutionId = res.locals.principal.institution.id;

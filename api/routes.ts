@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
+import { webhookDeliveriesOfEndpoint, webhookDeliveryList } from '../common/webhooks/deliveries.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
@@ -111,6 +112,14 @@ const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
   }),
 ];
 
+/** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
+const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
+  route('get', '/webhook-endpoints/:id/deliveries', {
+    handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
+    doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
+  }),
+];
+
 /**
  * The API at a glance: the institution, every resource's routes, then the events. Paths are
  * under /api/v1.
@@ -127,6 +136,7 @@ export function apiRoutes(deps: RouteDeps): Route[] {
   return [
     route('get', '/institution', institution),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
+    ...webhookDeliveryRoutes(deps),
     ...eventRoutes(deps),
   ];
 }

@@ -338,6 +338,30 @@ describe('deliveries', () => {
     expect(await deliveriesOf(endpoint.body.id)).toEqual([
       { event_type: 'donor.created', status: 'delivered', attempts: 3 },
     ]);
+    const listed = await service.call<{ data: Record<string, unknown>[] }>(
+      'GET',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        object: 'webhook_delivery',
+        event_id: flaky.received[0]!.headers['webhook-id'],
+        event_type: 'donor.created',
+        status: 'delivered',
+        attempts: 3,
+        status_code: 200,
+        error: null,
+        next_attempt_at: null,
+      }),
+    ]);
+    const other = await service.createTenant('Third College', 'USD');
+    const theirs = await service.call(
+      'GET',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+      { key: other.key },
+    );
+    expect(theirs.status).toBe(404);
 
     flaky.answers.push(410);
     await newDonor();

@@ -13,6 +13,7 @@ import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
+import { createDeliveryQueue } from '../common/webhooks/queue.js';
 
 export interface RunningApi {
   server: Server;
@@ -51,7 +52,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
+  const deliveries = createDeliveryQueue(
+    redisOptions(config.REDIS_URL, 'request'),
+    config.QUEUE_PREFIX,
+  );
+  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const app = createApp({
+    deliveries,
     pool,
     recentKeys,
     redis,
@@ -82,6 +89,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       clearInterval(sweep);
       await replies.close();
       await queue.close();
+      await deliveries.close();
       redis.disconnect();
       await pool.end();
     },

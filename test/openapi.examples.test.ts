@@ -107,7 +107,10 @@ const writes = Object.entries(document.paths).flatMap(([template, item]) =>
   Object.entries(item)
     .filter(
       ([method, operation]) =>
-        ['post', 'patch'].includes(method) && (operation as Json).requestBody,
+        ['post', 'patch'].includes(method) &&
+        (operation as Json).requestBody &&
+        // Resending a webhook delivery changes no record: it has no dry run to try.
+        (operation as Json).operationId !== 'retryWebhookDelivery',
     )
     .map(([method, operation]) => {
       const content = ((operation as Json).requestBody as Json).content as Record<string, Json>;

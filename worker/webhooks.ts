@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { retrieveEvent } from '../common/events/event.js';
@@ -11,16 +11,17 @@ import {
   type DeliveryRef,
 } from '../common/webhooks/dispatch.js';
 import { retrySchedule } from '../common/webhooks/policy.js';
+import {
+  createDeliveryQueue,
+  DELIVER_JOB,
+  enqueueDeliveries,
+  WEBHOOK_QUEUE,
+} from '../common/webhooks/queue.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
 
-/** Deliveries have a queue of their own, so a slow receiver never holds up a write. */
-export const WEBHOOK_QUEUE = 'webhooks';
-const DELIVER_JOB = 'deliver';
 /** How often each worker looks for events not yet dispatched. */
 const DISPATCH_EVERY_MS = 250;
 const DELIVERY_CONCURRENCY = 20;
-
-type DeliveryQueue = Queue<DeliveryRef, void, typeof DELIVER_JOB>;
 
 /**
  * The wait before retry `attempt` (1 for the first retry): the schedule's, give or take 20%.
@@ -34,8 +35,6 @@ function retryDelayMs(jobId: string, attempt: number): number {
   return Math.round(base * 1000 * (0.8 + 0.4 * (draw / 0xffffffff)));
 }
 
-const jobIdOf = (delivery: DeliveryRef) => `d-${delivery.institutionId}-${delivery.deliveryId}`;
-
 const target = z.object({
   event_id: z.string(),
   url: z.string(),
@@ -44,23 +43,6 @@ const target = z.object({
   endpoint_id: z.number(),
   secrets: z.array(z.string()),
 });
-
-async function enqueue(queue: DeliveryQueue, deliveries: readonly DeliveryRef[]): Promise<void> {
-  if (!deliveries.length) return;
-  await queue.addBulk(
-    deliveries.map((delivery) => ({
-      name: DELIVER_JOB,
-      data: delivery,
-      opts: {
-        jobId: jobIdOf(delivery),
-        attempts: retrySchedule().length + 1,
-        backoff: { type: 'webhook' },
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      },
-    })),
-  );
-}
 
 /** One attempt of one delivery; throws to have the queue retry it on the schedule. */
 async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void> {
@@ -106,7 +88,7 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
   await pool.transaction(async (tx) => {
     await tx.query(sql.unsafe`
       UPDATE webhook_deliveries
-      SET status = ${status}, attempts = ${attempt}, last_status_code = ${outcome.statusCode},
+      SET status = ${status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
           last_error = ${outcome.error}, last_duration_ms = ${outcome.durationMs},
           next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
           updated_at = now()
@@ -131,7 +113,7 @@ export async function startWebhooks(
   prefix: string,
   logger: Logger,
 ) {
-  const queue: DeliveryQueue = new Queue(WEBHOOK_QUEUE, { connection, prefix });
+  const queue = createDeliveryQueue(connection, prefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     WEBHOOK_QUEUE,
@@ -154,12 +136,12 @@ export async function startWebhooks(
   const dispatchOnce = async () => {
     for (;;) {
       const { batchSize, deliveries } = await dispatchEvents(pool);
-      await enqueue(queue, deliveries);
+      await enqueueDeliveries(queue, deliveries);
       if (batchSize < 500 || stopped) break;
     }
     if (Date.now() - sweptAt > 60_000) {
       sweptAt = Date.now();
-      await enqueue(queue, await orphanedDeliveries(pool));
+      await enqueueDeliveries(queue, await orphanedDeliveries(pool));
     }
   };
   const loop = (async () => {

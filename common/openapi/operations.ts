@@ -387,6 +387,54 @@ function webhookDeliveryListOperation(
   };
 }
 
+function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
+  needs.responses.set('WebhookDelivery', webhookDeliveryResponse);
+  return {
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send a webhook delivery again now',
+    description:
+      'Sends the delivery again at once, whatever its status: it becomes `pending` and is sent once more; its scheduled retries, if any, stand. Answers the delivery as it then is. It changes no record, so it makes no event; it takes no `dry_run` or `Idempotency-Key`, and asking twice sends twice. The body is `{}`.',
+    tags: ['Webhook endpoints'],
+    parameters: [
+      idPathParameter('webhook endpoint'),
+      {
+        name: 'delivery_id',
+        in: 'path',
+        required: true,
+        description: 'The delivery’s id, as the endpoint’s deliveries list gives it.',
+        schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        example: 1,
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: { type: 'object', additionalProperties: false, maxProperties: 0 },
+          example: {},
+        },
+      },
+    },
+    responses: {
+      '200': success('The delivery, due now.', schemaRef('WebhookDelivery')),
+      ...errorResponses(
+        [
+          'invalid_json',
+          'invalid_parameter',
+          ...authentication,
+          'resource_not_found',
+          'payload_too_large',
+          'unsupported_media_type',
+          'validation_failed',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 function eventRetrieveOperation(needs: Needs): JsonSchema {
   needs.responses.set('Event', eventResponse);
   return {
@@ -576,5 +624,7 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return eventRetrieveOperation(needs);
     case 'webhook-delivery-list':
       return webhookDeliveryListOperation(route.doc, needs);
+    case 'webhook-delivery-retry':
+      return webhookDeliveryRetryOperation(needs);
   }
 }

@@ -30,7 +30,8 @@ export type EndpointDoc =
   | { kind: 'institution' }
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }
-  | { kind: 'webhook-delivery-list'; list: ListDoc };
+  | { kind: 'webhook-delivery-list'; list: ListDoc }
+  | { kind: 'webhook-delivery-retry' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -463,4 +464,27 @@ test('a failed delivery is sent again on request; another institution’s is as 
   expect(ids.size).toBe(1);
   expect(receiver.verified(endpoint.body.secret!)).toHaveLength(7);
   await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});
+
+test('an endpoint whose deliveries all failed for 5 days is disabled; one delivering is not', async () => {
+  const failing = await createEndpoint({ url: 'https://localhost:1/a', enabled_events: ['*'] });
+  const healthy = await createEndpoint({ url: 'https://localhost:1/b', enabled_events: ['*'] });
+  const ids = [failing.body.id, healthy.body.id];
+  for (const id of ids)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                      attempts, created_at, updated_at)
+      VALUES (${service.tenant.institutionId}, ${id}, ${`evt_old_${id}`}, 'donor.created',
+              'failed', 9, now() - interval '6 days', now() - interval '3 days')`);
+  await service.db.query(sql.unsafe`
+    INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                    attempts, created_at, updated_at)
+    VALUES (${service.tenant.institutionId}, ${healthy.body.id}, 'evt_recent', 'donor.created',
+            'delivered', 1, now() - interval '1 day', now() - interval '1 day')`);
+  expect(await disableFailingEndpoints(service.db)).toBe(1);
+  const status = async (id: number) =>
+    (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${id}`)).body.status;
+  expect(await status(failing.body.id)).toBe('disabled');
+  expect(await status(healthy.body.id)).toBe('enabled');
+  for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
 });

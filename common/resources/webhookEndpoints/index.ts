@@ -61,7 +61,7 @@ export const webhookEndpoints: ResourceDescriptor = {
     rules: [
       'Where committed writes are sent as signed webhooks (Standard Webhooks, standardwebhooks.com). Each event whose type matches `enabled_events` is POSTed to `url` as `GET /events/{id}` answers it, with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed by the secret’s decoded bytes).',
       '`secret` is answered by the create and by `POST /webhook-endpoints/{id}/rotate-secret` only; no GET shows it.',
-      'A 2xx answer within 10 seconds is a delivery. Anything else (a timeout, a refused connection, a redirect, which is not followed, a 4xx or 5xx) is retried with exponential backoff and jitter for about 3 days (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h). A 410 Gone answer disables the endpoint. Delivery is at least once and in no guaranteed order: the event’s `created_at` orders them.',
+      'A 2xx answer within 10 seconds is a delivery. Anything else (a timeout, a refused connection, a redirect, which is not followed, a 4xx or 5xx) is retried with exponential backoff and jitter for about 3 days (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h). A 410 Gone answer disables the endpoint, and so do 5 days in which its deliveries all failed. Delivery is at least once and in no guaranteed order: the event’s `created_at` orders them.',
     ].join('\n\n'),
     deleteNote: 'Deliveries not yet made to it are dropped.',
     filterNotes: { status: '`enabled` or `disabled`.' },

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
+import { webhookDeliveriesOfEndpoint, webhookDeliveryList } from '../common/webhooks/deliveries.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
@@ -12,10 +13,12 @@ import {
   readHandler,
   retrieveEventHandler,
   retrieveHandler,
+  retryDeliveryHandler,
   writeHandler,
   type CursorSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
+import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -37,6 +40,8 @@ export interface RouteDeps {
   pool: DatabasePool;
   gateway: WriteGateway;
   cursors: CursorSettings;
+  /** Where the API queues a delivery someone asked to send again. */
+  deliveries: DeliveryQueue;
 }
 
 const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
@@ -111,6 +116,18 @@ const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
   }),
 ];
 
+/** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
+const webhookDeliveryRoutes = ({ pool, cursors, deliveries }: RouteDeps): Route[] => [
+  route('get', '/webhook-endpoints/:id/deliveries', {
+    handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
+    doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
+  }),
+  route('post', '/webhook-endpoints/:id/deliveries/:delivery_id/retry', {
+    handler: retryDeliveryHandler(pool, deliveries),
+    doc: { kind: 'webhook-delivery-retry' },
+  }),
+];
+
 /**
  * The API at a glance: the institution, every resource's routes, then the events. Paths are
  * under /api/v1.
@@ -127,6 +144,7 @@ export function apiRoutes(deps: RouteDeps): Route[] {
   return [
     route('get', '/institution', institution),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
+    ...webhookDeliveryRoutes(deps),
     ...eventRoutes(deps),
   ];
 }
@@ -144,6 +162,11 @@ export function routeTable(): DocumentedRoute[] {
       },
     },
   );
-  const deps = { pool: unusable, gateway: unusable, cursors: unusable } as RouteDeps;
+  const deps = {
+    pool: unusable,
+    gateway: unusable,
+    cursors: unusable,
+    deliveries: unusable,
+  } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

@@ -12,6 +12,8 @@ import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
+import { setWebhookPolicy } from '../common/webhooks/policy.js';
+import { createDeliveryQueue } from '../common/webhooks/queue.js';
 
 export interface RunningApi {
   server: Server;
@@ -22,6 +24,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
   pinToday(config.CLOCK_TODAY ?? null);
+  setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',
@@ -49,7 +52,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
+  const deliveries = createDeliveryQueue(
+    redisOptions(config.REDIS_URL, 'request'),
+    config.QUEUE_PREFIX,
+  );
+  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const app = createApp({
+    deliveries,
     pool,
     recentKeys,
     redis,
@@ -80,6 +89,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       clearInterval(sweep);
       await replies.close();
       await queue.close();
+      await deliveries.close();
       redis.disconnect();
       await pool.end();
     },

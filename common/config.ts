@@ -1,6 +1,18 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE } from './webhooks/policy.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** A comma-separated list; empty or unset is none. */
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -47,6 +59,31 @@ const configSchema = z.object({
    * Pins the service's calendar day (YYYY-MM-DD, UTC) for defaults and due dates: for tests, demos
    * and rehearsals of a month end. Unset: the real date.
    */
+  /**
+   * Hosts (`host` or `host:port`) that webhooks may reach over http and at any address, for
+   * development and tests (integration.md §2). Unset: https to public addresses only.
+   */
+  WEBHOOK_ALLOWED_HOSTS: commaList.pipe(
+    z.array(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+          'must be host or host:port, comma-separated',
+        ),
+    ),
+  ),
+  /** Seconds before each webhook retry, comma-separated; the default spans about 3 days. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE.join(','))
+    .transform((value) => value.split(',').map((item) => Number(item.trim())))
+    .pipe(
+      z
+        .array(z.number().finite().nonnegative('must be seconds, such as 5,300,1800'))
+        .min(1)
+        .max(20),
+    ),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

@@ -2,6 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
+import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import type { Logger } from '../common/logger.js';
 import type { RedisSettings } from '../common/redis.js';
 
@@ -10,8 +11,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 
 /**
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
- * once however many workers there are: expired idempotency receipts are purged, and events
- * older than their retention are pruned.
+ * once however many workers there are: expired idempotency receipts are purged, events older
+ * than their retention are pruned, and webhook endpoints failing for days are disabled.
  */
 export async function startMaintenance(
   pool: DatabasePool,
@@ -34,7 +35,9 @@ export async function startMaintenance(
       logger.info({ purged }, 'expired idempotency receipts purged');
       const pruned = await pruneEvents(pool, eventRetentionDays);
       logger.info({ pruned }, 'events past their retention pruned');
-      return { purged, pruned };
+      const disabled = await disableFailingEndpoints(pool);
+      if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
+      return { purged, pruned, disabled };
     },
     { connection, prefix, concurrency: 1 },
   );

@@ -11,9 +11,11 @@ import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
 import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
+import { startWebhooks } from './webhooks.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
+import { setWebhookPolicy } from '../common/webhooks/policy.js';
 
 export interface RunningWorker {
   worker: Worker<WriteJob, WriteResult>;
@@ -23,6 +25,7 @@ export interface RunningWorker {
 
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   pinToday(config.CLOCK_TODAY ?? null);
+  setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
@@ -68,6 +71,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
     config.EVENT_RETENTION_DAYS,
   );
+  const webhooks = await startWebhooks(
+    pool,
+    redisOptions(config.REDIS_URL, 'blocking'),
+    config.QUEUE_PREFIX,
+    logger,
+  );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
@@ -79,6 +88,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       stopHeartbeat();
       await worker.close();
       await maintenance.close();
+      await webhooks.close();
       redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { eventResponse } from '../events/event.js';
 import { eventTypes } from '../events/types.js';
+import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
@@ -350,6 +351,90 @@ function eventListOperation(
   };
 }
 
+function webhookDeliveryListOperation(
+  { list }: Extract<EndpointDoc, { kind: 'webhook-delivery-list' }>,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set('WebhookDelivery', webhookDeliveryResponse);
+  needs.responses.set('WebhookDeliveryList', listEnvelope(list.endpoint, webhookDeliveryResponse));
+  return {
+    operationId: 'listWebhookDeliveries',
+    summary: 'List a webhook endpoint’s deliveries',
+    description: [
+      'One row per event sent (or to be sent) to the endpoint, newest first, with its latest attempt: `attempts`, `status_code`, `duration_ms`, `error` and `next_attempt_at`. An endpoint of another institution is as absent as a missing one (404).',
+      'Cursor pagination: see the introduction.',
+    ].join('\n\n'),
+    tags: ['Webhook endpoints'],
+    parameters: [
+      idPathParameter('webhook endpoint'),
+      ...pageParameters,
+      ...filterParameters(list, { status: '`pending`, `delivered` or `failed`.' }),
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef('WebhookDeliveryList')),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          'invalid_cursor',
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
+  needs.responses.set('WebhookDelivery', webhookDeliveryResponse);
+  return {
+    operationId: 'retryWebhookDelivery',
+    summary: 'Send a webhook delivery again now',
+    description:
+      'Sends the delivery again at once, whatever its status: it becomes `pending` and is sent once more; its scheduled retries, if any, stand. Answers the delivery as it then is. It changes no record, so it makes no event; it takes no `dry_run` or `Idempotency-Key`, and asking twice sends twice. The body is `{}`.',
+    tags: ['Webhook endpoints'],
+    parameters: [
+      idPathParameter('webhook endpoint'),
+      {
+        name: 'delivery_id',
+        in: 'path',
+        required: true,
+        description: 'The delivery’s id, as the endpoint’s deliveries list gives it.',
+        schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        example: 1,
+      },
+    ],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: { type: 'object', additionalProperties: false, maxProperties: 0 },
+          example: {},
+        },
+      },
+    },
+    responses: {
+      '200': success('The delivery, due now.', schemaRef('WebhookDelivery')),
+      ...errorResponses(
+        [
+          'invalid_json',
+          'invalid_parameter',
+          ...authentication,
+          'resource_not_found',
+          'payload_too_large',
+          'unsupported_media_type',
+          'validation_failed',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 function eventRetrieveOperation(needs: Needs): JsonSchema {
   needs.responses.set('Event', eventResponse);
   return {
@@ -537,5 +622,9 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':
       return eventRetrieveOperation(needs);
+    case 'webhook-delivery-list':
+      return webhookDeliveryListOperation(route.doc, needs);
+    case 'webhook-delivery-retry':
+      return webhookDeliveryRetryOperation(needs);
   }
 }

@@ -29,7 +29,9 @@ export type EndpointDoc =
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
   | { kind: 'event-list'; list: ListDoc }
-  | { kind: 'event-retrieve' };
+  | { kind: 'event-retrieve' }
+  | { kind: 'webhook-delivery-list'; list: ListDoc }
+  | { kind: 'webhook-delivery-retry' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

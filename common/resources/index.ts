@@ -11,6 +11,7 @@ import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
 import { tags } from './tags/index.js';
 import { users } from './users/index.js';
+import { webhookEndpoints } from './webhookEndpoints/index.js';
 
 /**
  * Every resource of the API, in the order the route table and the document list them. The
@@ -29,4 +30,5 @@ export const resources: readonly ResourceDescriptor[] = [
   scholarships,
   awards,
   tags,
+  webhookEndpoints,
 ];

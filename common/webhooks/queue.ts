@@ -1,0 +1,55 @@
+import { Queue, type ConnectionOptions } from 'bullmq';
+import type { DeliveryRef } from './dispatch.js';
+import { retrySchedule } from './policy.js';
+
+/** Deliveries have a queue of their own, so a slow receiver never holds up a write. */
+export const WEBHOOK_QUEUE = 'webhooks';
+export const DELIVER_JOB = 'deliver';
+
+export type DeliveryQueue = Queue<DeliveryRef, void, typeof DELIVER_JOB>;
+
+export const createDeliveryQueue = (connection: ConnectionOptions, prefix: string): DeliveryQueue =>
+  new Queue(WEBHOOK_QUEUE, { connection, prefix });
+
+export const jobIdOf = (delivery: DeliveryRef) =>
+  `d-${delivery.institutionId}-${delivery.deliveryId}`;
+
+const retention = {
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/**
+ * A job per new delivery, retried on the schedule. A delivery's job id is its own, so queueing
+ * one twice (a dispatch run again, an orphan swept) sends it once.
+ */
+export async function enqueueDeliveries(
+  queue: DeliveryQueue,
+  deliveries: readonly DeliveryRef[],
+): Promise<void> {
+  if (!deliveries.length) return;
+  await queue.addBulk(
+    deliveries.map((delivery) => ({
+      name: DELIVER_JOB,
+      data: delivery,
+      opts: {
+        jobId: jobIdOf(delivery),
+        attempts: retrySchedule().length + 1,
+        backoff: { type: 'webhook' },
+        ...retention,
+      },
+    })),
+  );
+}
+
+/**
+ * One attempt now, asked for through the API: a job of its own (its scheduled retries, if any,
+ * keep theirs and find it settled once it is delivered).
+ */
+export async function enqueueManualRetry(queue: DeliveryQueue, delivery: DeliveryRef) {
+  await queue.add(DELIVER_JOB, delivery, {
+    jobId: `${jobIdOf(delivery)}-retry-${Date.now()}`,
+    attempts: 1,
+    ...retention,
+  });
+}

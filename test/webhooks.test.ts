@@ -1,0 +1,490 @@
+// Webhooks (integration.md §2): endpoints, signed deliveries, retries and the SSRF rules.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'slonik';
+import { Webhook } from 'standardwebhooks';
+import { z } from 'zod';
+import { disableFailingEndpoints } from '../common/webhooks/health.js';
+import { startTestService, type TestService } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
+
+interface Endpoint {
+  id: number;
+  object: 'webhook_endpoint';
+  url: string;
+  enabled_events: string[];
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  secret?: string;
+}
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on loopback that answers each request with the next status of `answers`. */
+class Receiver {
+  readonly received: Received[] = [];
+  private server: Server | null = null;
+  port = 0;
+  constructor(public answers: number[] = []) {}
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        this.received.push({
+          headers: request.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        response.writeHead(this.answers.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  get url() {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  /** Each delivery verified with the Standard Webhooks library; its event parsed. */
+  verified(secret: string): { id: string; type: string; data: { object: { id: number } } }[] {
+    const webhook = new Webhook(secret);
+    return this.received.map(
+      (delivery) =>
+        webhook.verify(delivery.body, {
+          'webhook-id': String(delivery.headers['webhook-id']),
+          'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+          'webhook-signature': String(delivery.headers['webhook-signature']),
+        }) as { id: string; type: string; data: { object: { id: number } } },
+    );
+  }
+}
+
+let service: TestService;
+const receivers: Receiver[] = [];
+/** A port reserved for the receiver that is down at first: it is allowed before it listens. */
+let latePort = 0;
+
+async function freePort(): Promise<number> {
+  const probe = await new Receiver().start();
+  const port = probe.port;
+  await probe.stop();
+  return port;
+}
+
+beforeAll(async () => {
+  for (let index = 0; index < 5; index++) receivers.push(await new Receiver().start());
+  latePort = await freePort();
+  service = await startTestService({
+    WEBHOOK_ALLOWED_HOSTS: [
+      ...receivers.map((r) => `127.0.0.1:${r.port}`),
+      `127.0.0.1:${latePort}`,
+    ].join(','),
+    // Five retries within about 3 s: time enough to bring a receiver up between them.
+    WEBHOOK_RETRY_SCHEDULE: '0.3,0.3,0.5,1,1',
+  });
+});
+
+afterAll(async () => {
+  await service?.close();
+  await Promise.all(receivers.map((receiver) => receiver.stop()));
+});
+
+const createEndpoint = (body: Record<string, unknown>, key?: string) =>
+  service.call<Endpoint>('POST', '/api/v1/webhook-endpoints', { body, ...(key ? { key } : {}) });
+
+const endpointCount = () => service.count('webhook_endpoints');
+
+describe('webhook endpoints', () => {
+  test('create answers the secret once; GET never shows it', async () => {
+    const answer = await createEndpoint({
+      url: receivers[0]!.url,
+      enabled_events: ['gift.*'],
+      description: 'Finance',
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.get('location')).toBe(`/api/v1/webhook-endpoints/${answer.body.id}`);
+    expect(answer.body).toMatchObject({
+      object: 'webhook_endpoint',
+      url: receivers[0]!.url,
+      enabled_events: ['gift.*'],
+      description: 'Finance',
+      status: 'enabled',
+    });
+    expect(answer.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(answer.body.secret!.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+
+    const one = await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${answer.body.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).not.toHaveProperty('secret');
+    const list = await service.call<{ data: Endpoint[] }>('GET', '/api/v1/webhook-endpoints');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((endpoint) => endpoint.id)).toContain(answer.body.id);
+    expect(list.body.data.every((endpoint) => !('secret' in endpoint))).toBe(true);
+    // Its event carries the endpoint without the secret.
+    const event = await service.db.oneFirst(sql.type(z.object({ data: z.json() }))`
+      SELECT data FROM events WHERE type = 'webhook_endpoint.created'
+        AND object_id = ${answer.body.id}`);
+    expect(JSON.stringify(event)).not.toContain(answer.body.secret!);
+
+    const patched = await service.call<Endpoint>(
+      'PATCH',
+      `/api/v1/webhook-endpoints/${answer.body.id}`,
+      { body: { status: 'disabled', description: null } },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ status: 'disabled', description: null });
+    expect(patched.body).not.toHaveProperty('secret');
+
+    const gone = await service.call('DELETE', `/api/v1/webhook-endpoints/${answer.body.id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toEqual({ id: answer.body.id, object: 'webhook_endpoint', deleted: true });
+    expect((await service.call('GET', `/api/v1/webhook-endpoints/${answer.body.id}`)).status).toBe(
+      404,
+    );
+  });
+
+  test.each([
+    ['https://127.0.0.1/', 'url'],
+    ['https://169.254.169.254/latest/meta-data', 'url'],
+    ['https://10.1.2.3/', 'url'],
+    ['https://[::1]/', 'url'],
+    ['https://[::ffff:127.0.0.1]/', 'url'],
+    ['http://hooks.example.org/', 'url'],
+    ['ftp://hooks.example.org/', 'url'],
+    ['not a url', 'url'],
+  ])('refuses %s (422 invalid_value, nothing stored)', async (url, param) => {
+    const before = await endpointCount();
+    const answer = await createEndpoint({ url, enabled_events: ['*'] });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({
+      error: { code: 'validation_failed', errors: [{ param, code: 'invalid_value' }] },
+    });
+    expect(await endpointCount()).toBe(before);
+  });
+
+  test('refuses unknown event types and a missing url', async () => {
+    const before = await endpointCount();
+    const answer = await createEndpoint({
+      enabled_events: ['gift.created', 'gift.exploded', 'nothing.*'],
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({
+      error: {
+        code: 'validation_failed',
+        errors: expect.arrayContaining([
+          expect.objectContaining({ param: 'enabled_events.1', code: 'invalid_value' }),
+          expect.objectContaining({ param: 'enabled_events.2', code: 'invalid_value' }),
+          expect.objectContaining({ param: 'url', code: 'required' }),
+        ]),
+      },
+    });
+    expect(await endpointCount()).toBe(before);
+  });
+
+  test('another institution’s endpoint is as missing as none', async () => {
+    const other = await service.createTenant('Other College', 'USD');
+    const mine = await createEndpoint({ url: receivers[0]!.url, enabled_events: ['*'] });
+    for (const [method, path] of [
+      ['GET', `/api/v1/webhook-endpoints/${mine.body.id}`],
+      ['PATCH', `/api/v1/webhook-endpoints/${mine.body.id}`],
+      ['DELETE', `/api/v1/webhook-endpoints/${mine.body.id}`],
+      ['POST', `/api/v1/webhook-endpoints/${mine.body.id}/rotate-secret`],
+    ] as const) {
+      const theirs = await service.call(method, path, {
+        key: other.key,
+        ...(method === 'PATCH' || method === 'POST' ? { body: {} } : {}),
+      });
+      const missing = await service.call(method, path.replace(String(mine.body.id), '999999'), {
+        key: other.key,
+        ...(method === 'PATCH' || method === 'POST' ? { body: {} } : {}),
+      });
+      expect(theirs.status).toBe(404);
+      const { request_id: _theirs, ...theirError } = (theirs.body as { error: object }).error as {
+        request_id: string;
+      };
+      const { request_id: _missing, ...missingError } = (missing.body as { error: object })
+        .error as { request_id: string };
+      expect(theirError).toEqual(missingError);
+    }
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${mine.body.id}`);
+  });
+});
+
+const newDonor = (key?: string) =>
+  service.call<{ id: number }>('POST', '/api/v1/donors', {
+    ...(key ? { key } : {}),
+    body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace' },
+    headers: { 'Idempotency-Key': `donor-${Math.random()}` },
+  });
+
+const deliveriesOf = (endpointId: number) =>
+  service.db.any(sql.type(
+    z.object({ event_type: z.string(), status: z.string(), attempts: z.number() }),
+  )`SELECT event_type, status, attempts FROM webhook_deliveries
+    WHERE endpoint_id = ${endpointId} ORDER BY id`);
+
+/** Enough for the dispatcher (every 250 ms) and a delivery to happen, were one due. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+
+describe('deliveries', () => {
+  test('a committed write reaches a matching endpoint once, signed and as GET /events answers it', async () => {
+    const receiver = receivers[1]!;
+    const other = await service.createTenant('Elsewhere', 'USD');
+    const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+    const tagsOnly = await createEndpoint({ url: receivers[2]!.url, enabled_events: ['tag.*'] });
+    expect(endpoint.status).toBe(201);
+
+    const donor = await newDonor();
+    expect(donor.status).toBe(201);
+    // Nothing for a dry run, a replay, a refused write, another institution's write, or an
+    // event type the endpoint did not ask for.
+    const key = `donor-replay-${Math.random()}`;
+    const body = { role: 'Individual', first_name: 'Grace', last_name: 'Hopper' };
+    const first = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    const replay = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+      body,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(replay.body.id).toBe(first.body.id);
+    const dry = await service.call('POST', '/api/v1/donors?dry_run=true', {
+      body,
+      headers: { 'Idempotency-Key': `dry-${Math.random()}` },
+    });
+    expect(dry.status).toBe(201);
+    const refused = await service.call('POST', '/api/v1/donors', {
+      body: { role: 'Individual' },
+      headers: { 'Idempotency-Key': `refused-${Math.random()}` },
+    });
+    expect(refused.status).toBe(422);
+    expect((await newDonor(other.key)).status).toBe(201);
+    const fund = await service.call('POST', '/api/v1/funds', {
+      body: { name: 'Hooks', code: 'HOOK' },
+    });
+    expect(fund.status).toBe(201);
+
+    await waitFor(() => receiver.received.length >= 2, 10_000, 'two deliveries');
+    await settle();
+    const events = receiver.verified(endpoint.body.secret!);
+    expect(events.map((event) => [event.type, event.data.object.id])).toEqual([
+      ['donor.created', donor.body.id],
+      ['donor.created', first.body.id],
+    ]);
+    for (const [index, event] of events.entries()) {
+      expect(receiver.received[index]!.headers['webhook-id']).toBe(event.id);
+      expect(receiver.received[index]!.headers['content-type']).toBe('application/json');
+      const stored = await service.call('GET', `/api/v1/events/${event.id}`);
+      expect(receiver.received[index]!.body).toBe(JSON.stringify(stored.body));
+    }
+    expect(receivers[2]!.received).toEqual([]);
+    expect(await deliveriesOf(endpoint.body.id)).toEqual([
+      { event_type: 'donor.created', status: 'delivered', attempts: 1 },
+      { event_type: 'donor.created', status: 'delivered', attempts: 1 },
+    ]);
+    expect(await deliveriesOf(tagsOnly.body.id)).toEqual([]);
+    for (const id of [endpoint.body.id, tagsOnly.body.id])
+      await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+  });
+
+  test('a receiver down, then up, gets the event after retries with the same webhook-id', async () => {
+    const late = new Receiver();
+    const endpoint = await createEndpoint({
+      url: `http://127.0.0.1:${latePort}/hook`,
+      enabled_events: ['donor.*'],
+    });
+    const donor = await newDonor();
+    await waitFor(
+      async () => ((await deliveriesOf(endpoint.body.id))[0]?.attempts ?? 0) >= 2,
+      10_000,
+      'two refused attempts',
+    );
+    await late.start(latePort);
+    try {
+      await waitFor(() => late.received.length === 1, 10_000, 'the delivery');
+      const [event] = late.verified(endpoint.body.secret!);
+      expect(event!.data.object.id).toBe(donor.body.id);
+      const [delivery] = await deliveriesOf(endpoint.body.id);
+      expect(delivery!.status).toBe('delivered');
+      expect(delivery!.attempts).toBeGreaterThanOrEqual(3);
+    } finally {
+      await late.stop();
+      await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+    }
+  });
+
+  test('500 then 200 is retried and delivered once; 410 disables the endpoint', async () => {
+    const flaky = receivers[3]!;
+    flaky.answers.push(500, 302, 200);
+    const endpoint = await createEndpoint({ url: flaky.url, enabled_events: ['donor.*'] });
+    const donor = await newDonor();
+    await waitFor(() => flaky.received.length === 3, 10_000, 'three attempts');
+    await settle();
+    expect(flaky.received).toHaveLength(3);
+    const ids = new Set(flaky.received.map((delivery) => delivery.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    expect(flaky.verified(endpoint.body.secret!)[0]!.data.object.id).toBe(donor.body.id);
+    expect(await deliveriesOf(endpoint.body.id)).toEqual([
+      { event_type: 'donor.created', status: 'delivered', attempts: 3 },
+    ]);
+    const listed = await service.call<{ data: Record<string, unknown>[] }>(
+      'GET',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        object: 'webhook_delivery',
+        event_id: flaky.received[0]!.headers['webhook-id'],
+        event_type: 'donor.created',
+        status: 'delivered',
+        attempts: 3,
+        status_code: 200,
+        error: null,
+        next_attempt_at: null,
+      }),
+    ]);
+    const other = await service.createTenant('Third College', 'USD');
+    const theirs = await service.call(
+      'GET',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`,
+      { key: other.key },
+    );
+    expect(theirs.status).toBe(404);
+
+    flaky.answers.push(410);
+    await newDonor();
+    await waitFor(
+      async () =>
+        (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${endpoint.body.id}`)).body
+          .status === 'disabled',
+      10_000,
+      'the endpoint disabled',
+    );
+    const deliveries = await deliveriesOf(endpoint.body.id);
+    expect(deliveries[1]).toEqual({ event_type: 'donor.created', status: 'failed', attempts: 1 });
+    const before = flaky.received.length;
+    await newDonor();
+    await settle();
+    expect(flaky.received).toHaveLength(before);
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+  });
+
+  test('after a rotation both secrets sign; a receiver with either verifies', async () => {
+    const receiver = receivers[4]!;
+    const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+    const rotated = await service.call<Endpoint>(
+      'POST',
+      `/api/v1/webhook-endpoints/${endpoint.body.id}/rotate-secret`,
+      { body: {} },
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.body.secret);
+    await newDonor();
+    await waitFor(() => receiver.received.length === 1, 10_000, 'the delivery');
+    const signature = String(receiver.received[0]!.headers['webhook-signature']);
+    expect(signature.split(' ')).toHaveLength(2);
+    expect(signature.split(' ').every((part) => part.startsWith('v1,'))).toBe(true);
+    expect(receiver.verified(rotated.body.secret!)).toHaveLength(1);
+    expect(receiver.verified(endpoint.body.secret!)).toHaveLength(1);
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+  });
+});
+
+test('a name that resolves to loopback is refused at delivery, not connected to', async () => {
+  const endpoint = await createEndpoint({
+    url: 'https://localhost:1/hook',
+    enabled_events: ['donor.created'],
+  });
+  expect(endpoint.status).toBe(201);
+  await newDonor();
+  const lastError = () =>
+    service.db.maybeOneFirst(sql.type(z.object({ last_error: z.string().nullable() }))`
+      SELECT last_error FROM webhook_deliveries WHERE endpoint_id = ${endpoint.body.id}`);
+  await waitFor(async () => (await lastError()) != null, 10_000, 'an attempt');
+  expect(await lastError()).toMatch(/loopback/);
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});
+
+test('a failed delivery is sent again on request; another institution’s is as missing as none', async () => {
+  const receiver = receivers[0]!;
+  receiver.received.length = 0;
+  // Refused until its retries are spent.
+  receiver.answers.push(400, 400, 400, 400, 400, 400);
+  const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+  await newDonor();
+  const path = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`;
+  const list = () => service.call<{ data: { id: number; status: string }[] }>('GET', path);
+  await waitFor(
+    async () => (await list()).body.data[0]?.status === 'failed',
+    10_000,
+    'the delivery failed',
+  );
+  expect(receiver.received).toHaveLength(6);
+  const [delivery] = (await list()).body.data;
+
+  const other = await service.createTenant('Fourth College', 'USD');
+  const theirs = await service.call('POST', `${path}/${delivery!.id}/retry`, {
+    key: other.key,
+    body: {},
+  });
+  expect(theirs.status).toBe(404);
+  const unknown = await service.call('POST', `${path}/${delivery!.id}/retry`, {
+    body: { now: true },
+  });
+  expect(unknown.status).toBe(422);
+  expect((await list()).body.data[0]!.status).toBe('failed');
+
+  const retried = await service.call<{ status: string }>('POST', `${path}/${delivery!.id}/retry`, {
+    body: {},
+  });
+  expect(retried.status).toBe(200);
+  expect(retried.body).toMatchObject({ id: delivery!.id, status: 'pending' });
+  await waitFor(() => receiver.received.length === 7, 10_000, 'the retry');
+  await waitFor(
+    async () => (await list()).body.data[0]?.status === 'delivered',
+    5_000,
+    'delivered',
+  );
+  const ids = new Set(receiver.received.map((received) => received.headers['webhook-id']));
+  expect(ids.size).toBe(1);
+  expect(receiver.verified(endpoint.body.secret!)).toHaveLength(7);
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});
+
+test('an endpoint whose deliveries all failed for 5 days is disabled; one delivering is not', async () => {
+  const failing = await createEndpoint({ url: 'https://localhost:1/a', enabled_events: ['*'] });
+  const healthy = await createEndpoint({ url: 'https://localhost:1/b', enabled_events: ['*'] });
+  const ids = [failing.body.id, healthy.body.id];
+  for (const id of ids)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                      attempts, created_at, updated_at)
+      VALUES (${service.tenant.institutionId}, ${id}, ${`evt_old_${id}`}, 'donor.created',
+              'failed', 9, now() - interval '6 days', now() - interval '3 days')`);
+  await service.db.query(sql.unsafe`
+    INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                    attempts, created_at, updated_at)
+    VALUES (${service.tenant.institutionId}, ${healthy.body.id}, 'evt_recent', 'donor.created',
+            'delivered', 1, now() - interval '1 day', now() - interval '1 day')`);
+  expect(await disableFailingEndpoints(service.db)).toBe(1);
+  const status = async (id: number) =>
+    (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${id}`)).body.status;
+  expect(await status(failing.body.id)).toBe('disabled');
+  expect(await status(healthy.body.id)).toBe('enabled');
+  for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+});

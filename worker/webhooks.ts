@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import { Worker, type Job } from 'bullmq';
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { retrieveEvent } from '../common/events/event.js';
+import type { Logger } from '../common/logger.js';
+import type { RedisSettings } from '../common/redis.js';
+import {
+  dispatchEvents,
+  orphanedDeliveries,
+  type DeliveryRef,
+} from '../common/webhooks/dispatch.js';
+import { retrySchedule } from '../common/webhooks/policy.js';
+import {
+  createDeliveryQueue,
+  DELIVER_JOB,
+  enqueueDeliveries,
+  WEBHOOK_QUEUE,
+} from '../common/webhooks/queue.js';
+import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
+
+/** How often each worker looks for events not yet dispatched. */
+const DISPATCH_EVERY_MS = 250;
+const DELIVERY_CONCURRENCY = 20;
+
+/**
+ * The wait before retry `attempt` (1 for the first retry): the schedule's, give or take 20%.
+ * The jitter is drawn from the job and attempt, so the row's `next_attempt_at` and the queue's
+ * delay agree, while retries of different deliveries spread out.
+ */
+function retryDelayMs(jobId: string, attempt: number): number {
+  const schedule = retrySchedule();
+  const base = schedule[Math.min(attempt, schedule.length) - 1] ?? 0;
+  const draw = createHash('sha256').update(`${jobId}:${attempt}`).digest().readUInt32BE(0);
+  return Math.round(base * 1000 * (0.8 + 0.4 * (draw / 0xffffffff)));
+}
+
+const target = z.object({
+  event_id: z.string(),
+  url: z.string(),
+  status: z.string(),
+  endpoint_status: z.string(),
+  endpoint_id: z.number(),
+  secrets: z.array(z.string()),
+});
+
+/** One attempt of one delivery; throws to have the queue retry it on the schedule. */
+async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void> {
+  const { institutionId, deliveryId } = job.data;
+  const found = await pool.maybeOne(sql.type(target)`
+    SELECT d.event_id, d.status, w.url, w.status AS endpoint_status, w.id AS endpoint_id,
+           array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > now()
+                                             THEN w.previous_secret END], NULL) AS secrets
+    FROM webhook_deliveries d
+    JOIN webhook_endpoints w ON w.institution_id = d.institution_id AND w.id = d.endpoint_id
+    WHERE d.institution_id = ${institutionId} AND d.id = ${deliveryId}`);
+  // Gone with its endpoint, or settled already (a job run again after its worker died).
+  if (!found || found.status !== 'pending') return;
+  const attempt = job.attemptsMade + 1;
+  const last = attempt >= (job.opts.attempts ?? 1);
+  let outcome: Attempt;
+  if (found.endpoint_status !== 'enabled') {
+    outcome = { statusCode: null, error: 'the endpoint is disabled', durationMs: 0 };
+  } else {
+    const event = await retrieveEvent(pool, institutionId, found.event_id);
+    if (!event) {
+      outcome = { statusCode: null, error: 'the event is past its retention', durationMs: 0 };
+    } else {
+      const body = JSON.stringify(event);
+      // Whole seconds: the header carries unix seconds and the signature covers the header.
+      const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000);
+      outcome = await sendWebhook(
+        found.url,
+        {
+          'webhook-id': found.event_id,
+          'webhook-timestamp': String(timestamp.getTime() / 1000),
+          'webhook-signature': signatures(found.secrets, found.event_id, timestamp, body),
+        },
+        body,
+      );
+    }
+  }
+  const delivered = outcome.error === null;
+  const gone = outcome.statusCode === 410;
+  const final = delivered || gone || last || found.endpoint_status !== 'enabled';
+  const status = delivered ? 'delivered' : final ? 'failed' : 'pending';
+  const nextAt = final ? null : Date.now() + retryDelayMs(String(job.id), attempt);
+  await pool.transaction(async (tx) => {
+    await tx.query(sql.unsafe`
+      UPDATE webhook_deliveries
+      SET status = ${status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
+          last_error = ${outcome.error}, last_duration_ms = ${outcome.durationMs},
+          next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
+          updated_at = now()
+      WHERE institution_id = ${institutionId} AND id = ${deliveryId}`);
+    // 410 Gone: the receiver says the endpoint is no more (integration.md §2).
+    if (gone)
+      await tx.query(sql.unsafe`
+        UPDATE webhook_endpoints SET status = 'disabled', updated_at = now()
+        WHERE institution_id = ${institutionId} AND id = ${found.endpoint_id}
+          AND status = 'enabled'`);
+  });
+  if (!final) throw new Error(outcome.error ?? 'not delivered');
+}
+
+/**
+ * The worker's webhook side: a dispatcher that turns committed events into deliveries, and the
+ * consumer of the delivery queue.
+ */
+export async function startWebhooks(
+  pool: DatabasePool,
+  connection: RedisSettings,
+  prefix: string,
+  logger: Logger,
+) {
+  const queue = createDeliveryQueue(connection, prefix);
+  queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
+  const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
+    WEBHOOK_QUEUE,
+    (job) => deliver(pool, job),
+    {
+      connection,
+      prefix,
+      concurrency: DELIVERY_CONCURRENCY,
+      settings: {
+        backoffStrategy: (attemptsMade, _type, _error, job) =>
+          retryDelayMs(String(job?.id), attemptsMade),
+      },
+    },
+  );
+  worker.on('error', (error) => logger.warn({ err: error }, 'webhook worker connection error'));
+  await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+
+  let stopped = false;
+  let sweptAt = 0;
+  const dispatchOnce = async () => {
+    for (;;) {
+      const { batchSize, deliveries } = await dispatchEvents(pool);
+      await enqueueDeliveries(queue, deliveries);
+      if (batchSize < 500 || stopped) break;
+    }
+    if (Date.now() - sweptAt > 60_000) {
+      sweptAt = Date.now();
+      await enqueueDeliveries(queue, await orphanedDeliveries(pool));
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        await dispatchOnce();
+      } catch (error) {
+        logger.warn({ err: error }, 'webhook dispatch failed; trying again');
+      }
+      await new Promise((resolve) => setTimeout(resolve, DISPATCH_EVERY_MS));
+    }
+  })();
+
+  return {
+    async close() {
+      stopped = true;
+      await loop;
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

@@ -291,6 +291,13 @@ describe('deliveries', () => {
       expect(receiver.received[index]!.body).toBe(JSON.stringify(stored.body));
     }
     expect(receivers[2]!.received).toEqual([]);
+    // The receivers have the bodies before the worker records their answers.
+    await waitFor(
+      async () =>
+        (await deliveriesOf(endpoint.body.id)).every((delivery) => delivery.status === 'delivered'),
+      10_000,
+      'the deliveries recorded',
+    );
     expect(await deliveriesOf(endpoint.body.id)).toEqual([
       { event_type: 'donor.created', status: 'delivered', attempts: 1 },
       { event_type: 'donor.created', status: 'delivered', attempts: 1 },
@@ -317,6 +324,12 @@ describe('deliveries', () => {
       await waitFor(() => late.received.length === 1, 10_000, 'the delivery');
       const [event] = late.verified(endpoint.body.secret!);
       expect(event!.data.object.id).toBe(donor.body.id);
+      // The receiver has the body before the worker records its answer.
+      await waitFor(
+        async () => (await deliveriesOf(endpoint.body.id))[0]?.status === 'delivered',
+        10_000,
+        'the delivery recorded',
+      );
       const [delivery] = await deliveriesOf(endpoint.body.id);
       expect(delivery!.status).toBe('delivered');
       expect(delivery!.attempts).toBeGreaterThanOrEqual(3);
@@ -373,6 +386,11 @@ describe('deliveries', () => {
           .status === 'disabled',
       10_000,
       'the endpoint disabled',
+    );
+    await waitFor(
+      async () => (await deliveriesOf(endpoint.body.id))[1]?.status === 'failed',
+      10_000,
+      'the refused delivery recorded',
     );
     const deliveries = await deliveriesOf(endpoint.body.id);
     expect(deliveries[1]).toEqual({ event_type: 'donor.created', status: 'failed', attempts: 1 });

@@ -126,7 +126,7 @@ async function expectOneEvent(
   return event;
 }
 
-test('a create, an update and a delete each make one event; the update carries the old values of what it changed', async () => {
+test('a create, two updates and a delete each make one event; each update carries the old values of what it changed, and the history names each request and key', async () => {
   let before = await eventCount();
   const create = await service.call<Body>('POST', '/api/v1/donors', {
     body: {
@@ -159,18 +159,46 @@ test('a create, an update and a delete each make one event; the update carries t
   });
 
   before = await eventCount();
+  const second = await service.call<Body>('PATCH', `/api/v1/donors/${id}`, {
+    body: { phone: '+44 20 7946 0000' },
+  });
+  expect(second.status).toBe(200);
+  const updatedAgain = await expectOneEvent(
+    before,
+    second,
+    'donor.updated',
+    `/api/v1/donors/${id}`,
+  );
+  expect(updatedAgain.data.previous_attributes).toEqual({ phone: null });
+
+  before = await eventCount();
   const remove = await service.call<Body>('DELETE', `/api/v1/donors/${id}`);
   expect(remove.status).toBe(200);
   const deleted = await expectOneEvent(before, remove, 'donor.deleted', null);
   expect(deleted.data.object).toEqual({ id, object: 'donor', deleted: true });
 
-  // The record's history, newest first: the audit trail.
+  // The record's history, newest first: the audit trail, each step with its request and key.
   const history = await listEvents(`?object_type=donor&object_id=${id}`);
-  expect(history.body.data.map((event) => event.type)).toEqual([
-    'donor.deleted',
-    'donor.updated',
-    'donor.created',
-  ]);
+  expect(
+    history.body.data.map((event) => ({
+      type: event.type,
+      request_id: event.request_id,
+      api_key_id: event.api_key_id,
+      previous_attributes: event.data.previous_attributes,
+    })),
+  ).toEqual(
+    [
+      [remove, 'donor.deleted', undefined],
+      [second, 'donor.updated', { phone: null }],
+      [update, 'donor.updated', updated.data.previous_attributes],
+      [create, 'donor.created', undefined],
+    ].map(([response, type, previous]) => ({
+      type,
+      request_id: (response as typeof create).headers.get('request-id'),
+      api_key_id: service.tenant.apiKeyId,
+      previous_attributes: previous,
+    })),
+  );
 });
 
 test('a gift’s life: its create (one statement), refund, receipt, void and their events', async () => {

@@ -1,3 +1,4 @@
+import type { JsonObject } from '../json.js';
 import type { z } from 'zod';
 import { eventResponse } from '../events/event.js';
 import { eventTypes } from '../events/types.js';
@@ -486,6 +487,44 @@ const recordWriteErrors = (conflicts: readonly ErrorCode[]): ErrorCode[] => [
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
+/** What differs between the POSTs with a body to one record's sub-path. */
+interface RecordPost {
+  operationId: string;
+  summary: string;
+  description: string;
+  resource: ResourceDescriptor;
+  /** The body's component name and example. */
+  body: string;
+  example: JsonObject;
+  status: '200' | '201';
+  answered: string;
+  /** The answer's component name. */
+  answer: string;
+  conflicts: readonly ErrorCode[];
+}
+
+/** An action or a child's create: both POST a body to `<path>/{id}/<name>` as a write. */
+function recordPostOperation(post: RecordPost, needs: Needs): JsonSchema {
+  return {
+    operationId: post.operationId,
+    summary: post.summary,
+    description: `${post.description}${writes}`,
+    tags: [post.resource.text.tag],
+    parameters: [idPathParameter(post.resource.label), ...writeParameters],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: schemaRef(post.body), example: post.example } },
+    },
+    responses: {
+      [post.status]: success(post.answered, schemaRef(post.answer), {
+        'Idempotent-Replayed': headerRef('IdempotentReplayed'),
+      }),
+      ...errorResponses(recordWriteErrors(post.conflicts), needs),
+      ...anyError,
+    },
+  };
+}
+
 /** POST /things/{id}/<action>: answered 200 with the record as GET returns it. */
 function actionOperation(
   resource: ResourceDescriptor,
@@ -499,31 +538,21 @@ function actionOperation(
     action.text.component,
     requestBodySchema({ ...action, notes: action.text.notes }, true, action.text.summary + '.'),
   );
-  return {
-    operationId: lowerFirst(`${pascal(action.name)}${doc.component}`),
-    summary: action.text.summary,
-    description: `${action.text.description}${writes}`,
-    tags: [doc.tag],
-    parameters: [idPathParameter(doc.label), ...writeParameters],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: schemaRef(action.text.component),
-          example: action.text.example,
-        },
-      },
+  return recordPostOperation(
+    {
+      operationId: lowerFirst(`${pascal(action.name)}${doc.component}`),
+      summary: action.text.summary,
+      description: action.text.description,
+      resource,
+      body: action.text.component,
+      example: action.text.example,
+      status: '200',
+      answered: `The ${doc.label} after the change; on a dry run the ${doc.label} as it would be.`,
+      answer: component,
+      conflicts: action.text.conflicts,
     },
-    responses: {
-      '200': success(
-        `The ${doc.label} after the change; on a dry run the ${doc.label} as it would be.`,
-        schemaRef(component),
-        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
-      ),
-      ...errorResponses(recordWriteErrors(action.text.conflicts), needs),
-      ...anyError,
-    },
-  };
+    needs,
+  );
 }
 
 /** POST /things/{id}/<children>: one new record of the parent. */
@@ -538,31 +567,21 @@ function childCreateOperation(
     `${component}Create`,
     requestBodySchema({ ...child, notes: child.text.notes }, true, `A new ${child.label}.`),
   );
-  return {
-    operationId: `create${component}`,
-    summary: `Create ${article(child.label)}`,
-    description: `${child.text.rules}${writes}`,
-    tags: [resource.text.tag],
-    parameters: [idPathParameter(resource.label), ...writeParameters],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: schemaRef(`${component}Create`),
-          example: child.text.example,
-        },
-      },
+  return recordPostOperation(
+    {
+      operationId: `create${component}`,
+      summary: `Create ${article(child.label)}`,
+      description: child.text.rules,
+      resource,
+      body: `${component}Create`,
+      example: child.text.example,
+      status: '201',
+      answered: `The created ${child.label}; on a dry run the ${child.label} that would be created, with id 0.`,
+      answer: component,
+      conflicts: child.text.conflicts,
     },
-    responses: {
-      '201': success(
-        `The created ${child.label}; on a dry run the ${child.label} that would be created, with id 0.`,
-        schemaRef(component),
-        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
-      ),
-      ...errorResponses(recordWriteErrors(child.text.conflicts), needs),
-      ...anyError,
-    },
-  };
+    needs,
+  );
 }
 
 /** GET /things/{id}/<children>: the parent's records, newest first. */

@@ -9,79 +9,20 @@
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * BENCH_SECONDS (per phase, default 10), BENCH_CONNECTIONS (default 50).
  */
-import autocannon from 'autocannon';
 import { sql } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { freePort, until } from './processes.js';
-import { withBenchStack } from './stack.js';
+import { printPhases, runPhase } from './phases.js';
+import { insertBenchRecords, withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-
-interface Phase {
-  name: string;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function run(
-  name: string,
-  options: { url: string; method: 'GET' | 'POST'; headers: Record<string, string> },
-  body: string | undefined,
-  keyed: boolean,
-  load = connections,
-): Promise<Phase> {
-  let issued = 0;
-  const result = await autocannon({
-    url: options.url,
-    connections: load,
-    duration: seconds,
-    method: options.method,
-    headers: { 'Content-Type': 'application/json', ...options.headers },
-    ...(body ? { body } : {}),
-    ...(keyed
-      ? {
-          requests: [
-            {
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                headers: {
-                  ...request.headers,
-                  'Idempotency-Key': `${name}-${issued++}`,
-                },
-              }),
-            },
-          ],
-        }
-      : {}),
-  });
-  return {
-    name,
-    perSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
-}
 
 async function main(): Promise<void> {
   await withBenchStack('money', async ({ pool, spawn }) => {
     const { institution, apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
     const id = institution.id;
-    const donorIds = (
-      await pool.anyFirst(sql.unsafe`
-        INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
-        SELECT ${id}, 'Individual', 'Bench', 'Donor ' || n, 'active', false
-        FROM generate_series(1, 4) AS n RETURNING id`)
-    ).map(Number);
-    const fundIds = (
-      await pool.anyFirst(sql.unsafe`
-        INSERT INTO funds (institution_id, name, code, restriction, endowed, status)
-        SELECT ${id}, 'Fund ' || n, 'F' || n, 'unrestricted', false, 'active'
-        FROM generate_series(1, 3) AS n RETURNING id`)
-    ).map(Number);
+    const { donorIds, fundIds } = await insertBenchRecords(pool, id, { donors: 4, funds: 3 });
     const [donor, spouse, solicitor, giver] = donorIds as [number, number, number, number];
 
     const port = await freePort();
@@ -114,10 +55,17 @@ async function main(): Promise<void> {
       });
       return response.status === 201;
     });
-    const gifts = { url: `${base}/gifts`, method: 'POST' as const, headers: auth };
+    const gifts = {
+      url: `${base}/gifts`,
+      method: 'POST' as const,
+      headers: auth,
+      keyed: true,
+      connections,
+      seconds,
+    };
     const phases = [
-      await run('plain gift create', gifts, plain, true),
-      await run('3 designations + 2 soft credits', gifts, split, true),
+      await runPhase('plain gift create', { ...gifts, body: plain }),
+      await runPhase('3 designations + 2 soft credits', { ...gifts, body: split }),
     ];
 
     // A donor of 10,000 gifts (1,000 refunded) holding 2,000 soft credits on another's gifts.
@@ -144,30 +92,15 @@ async function main(): Promise<void> {
              ARRAY[${giver}::bigint]
       FROM generate_series(1, 2000) AS n`);
     await pool.query(sql.unsafe`ANALYZE gifts, gift_refunds`);
-    const detail = await run(
+    const detail = await runPhase(
       'GET /donors/{id}: 10,000 gifts, 1,000 refunds, 2,000 soft credits',
-      { url: `${base}/donors/${giver}`, method: 'GET', headers: auth },
-      undefined,
-      false,
-      4,
+      { url: `${base}/donors/${giver}`, headers: auth, connections: 4, seconds },
     );
     const ratio = phases[1]!.perSecond / phases[0]!.perSecond;
-    console.log(`\nMoney record benchmark (${seconds} s per phase, ${connections} connections)\n`);
-    console.log(
-      'phase'.padEnd(70),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(8),
-      'p99 ms'.padStart(8),
-      'errors'.padStart(7),
-    );
-    for (const phase of [...phases, detail])
-      console.log(
-        phase.name.padEnd(70),
-        phase.perSecond.toFixed(0).padStart(8),
-        String(phase.p50).padStart(8),
-        String(phase.p99).padStart(8),
-        String(phase.errors).padStart(7),
-      );
+    printPhases(`Money record benchmark (${seconds} s per phase, ${connections} connections)`, [
+      ...phases,
+      detail,
+    ]);
     console.log(
       `\nsplit create / plain create: ${ratio.toFixed(2)}x (target ≥ 0.7x: ${ratio >= 0.7 ? 'met' : 'missed'})`,
     );

@@ -9,51 +9,21 @@
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * BENCH_SECONDS (per phase, default 10), BENCH_CONNECTIONS (default 10).
  */
-import autocannon from 'autocannon';
 import { sql } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { freePort, until } from './processes.js';
-import { withBenchStack } from './stack.js';
+import { printPhases, runPhase, type Phase } from './phases.js';
+import { insertBenchRecords, withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const PLEDGES = 100_000;
 
-interface Phase {
-  name: string;
-  perSecond: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function run(name: string, url: string, headers: Record<string, string>): Promise<Phase> {
-  const result = await autocannon({ url, connections, duration: seconds, headers });
-  return {
-    name,
-    perSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
-}
-
 async function main(): Promise<void> {
   await withBenchStack('receivables', async ({ pool, spawn }) => {
     const { institution, apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
     const id = institution.id;
-    const donorIds = (
-      await pool.anyFirst(sql.unsafe`
-        INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
-        SELECT ${id}, 'Individual', 'Bench', 'Donor ' || n, 'active', false
-        FROM generate_series(1, 1000) AS n RETURNING id`)
-    ).map(Number);
-    const fundIds = (
-      await pool.anyFirst(sql.unsafe`
-        INSERT INTO funds (institution_id, name, code, restriction, endowed, status)
-        SELECT ${id}, 'Fund ' || n, 'F' || n, 'unrestricted', false, 'active'
-        FROM generate_series(1, 3) AS n RETURNING id`)
-    ).map(Number);
+    const { donorIds, fundIds } = await insertBenchRecords(pool, id, { donors: 1000, funds: 3 });
     const firstDonor = donorIds[0]!;
     const firstFund = fundIds[0]!;
     // Pledges of 1,200.00 in 12 monthly installments of 100.00 from 2026-01-31 (clamped to each
@@ -90,37 +60,22 @@ async function main(): Promise<void> {
     const base = `http://127.0.0.1:${port}/api/v1`;
     const auth = { 'X-Service-API-Key': apiKey.key };
     await until('the API', async () => (await fetch(`${base}/gifts`, { headers: auth })).ok);
+    const load = { headers: auth, connections, seconds };
     const phases = [
-      await run('GET /gifts (first page, 10 rows)', `${base}/gifts`, auth),
-      await run(
-        'GET /pledges/receivables (first page, 10 rows)',
-        `${base}/pledges/receivables`,
-        auth,
-      ),
-      await run(
-        'GET /pledges/receivables?due_before=2026-02-01&fund_id=… (first page)',
-        `${base}/pledges/receivables?due_before=2026-02-01&fund_id=${firstFund}`,
-        auth,
-      ),
+      await runPhase('GET /gifts (first page, 10 rows)', { url: `${base}/gifts`, ...load }),
+      await runPhase('GET /pledges/receivables (first page, 10 rows)', {
+        url: `${base}/pledges/receivables`,
+        ...load,
+      }),
+      await runPhase('GET /pledges/receivables?due_before=2026-02-01&fund_id=… (first page)', {
+        url: `${base}/pledges/receivables?due_before=2026-02-01&fund_id=${firstFund}`,
+        ...load,
+      }),
     ];
-    console.log(
-      `\nReceivables benchmark: ${PLEDGES.toLocaleString('en')} open pledges, ${seconds} s per phase, ${connections} connections\n`,
+    printPhases(
+      `Receivables benchmark: ${PLEDGES.toLocaleString('en')} open pledges, ${seconds} s per phase, ${connections} connections`,
+      phases,
     );
-    console.log(
-      'phase'.padEnd(72),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(8),
-      'p99 ms'.padStart(8),
-      'errors'.padStart(7),
-    );
-    for (const phase of phases)
-      console.log(
-        phase.name.padEnd(72),
-        phase.perSecond.toFixed(0).padStart(8),
-        String(phase.p50).padStart(8),
-        String(phase.p99).padStart(8),
-        String(phase.errors).padStart(7),
-      );
     const [gifts, receivables] = phases as [Phase, Phase];
     const ratio = gifts.perSecond / receivables.perSecond;
     console.log(

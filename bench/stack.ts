@@ -5,7 +5,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { DatabasePool } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createRedis } from '../common/redis.js';
 import { spawnProcess, stop } from './processes.js';
@@ -14,6 +15,8 @@ import { createScratchDatabase } from './scratch.js';
 export const databaseBase =
   process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const idRow = z.object({ id: z.number() });
 
 export interface BenchStack {
   databaseUrl: string;
@@ -66,4 +69,21 @@ export async function withBenchStack(
     redis.disconnect();
     await scratch.drop();
   }
+}
+
+/** Fixture donors and funds of an institution, inserted directly (only the API is measured). */
+export async function insertBenchRecords(
+  pool: DatabasePool,
+  institutionId: number,
+  counts: { donors: number; funds: number },
+): Promise<{ donorIds: number[]; fundIds: number[] }> {
+  const donorIds = await pool.anyFirst(sql.type(idRow)`
+    INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
+    SELECT ${institutionId}, 'Individual', 'Bench', 'Donor ' || n, 'active', false
+    FROM generate_series(1, ${counts.donors}::int) AS n RETURNING id`);
+  const fundIds = await pool.anyFirst(sql.type(idRow)`
+    INSERT INTO funds (institution_id, name, code, restriction, endowed, status)
+    SELECT ${institutionId}, 'Fund ' || n, 'F' || n, 'unrestricted', false, 'active'
+    FROM generate_series(1, ${counts.funds}::int) AS n RETURNING id`);
+  return { donorIds: donorIds.map(Number), fundIds: fundIds.map(Number) };
 }

@@ -1,0 +1,76 @@
+/**
+ * One load phase of a benchmark against the running service (autocannon), and the table the
+ * benchmarks print their phases in.
+ */
+import autocannon from 'autocannon';
+
+export interface Phase {
+  name: string;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface PhaseLoad {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Each request gets an Idempotency-Key of its own (a write that must not replay). */
+  keyed?: boolean;
+  connections: number;
+  seconds: number;
+}
+
+export async function runPhase(name: string, load: PhaseLoad): Promise<Phase> {
+  let issued = 0;
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: load.seconds,
+    method: load.method ?? 'GET',
+    headers: { 'Content-Type': 'application/json', ...load.headers },
+    ...(load.body ? { body: load.body } : {}),
+    ...(load.keyed
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, 'Idempotency-Key': `${name}-${issued++}` },
+              }),
+            },
+          ],
+        }
+      : {}),
+  });
+  return {
+    name,
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+/** The phases as a table: requests per second, latencies and errors. */
+export function printPhases(title: string, phases: readonly Phase[]): void {
+  const width = Math.max(5, ...phases.map((phase) => phase.name.length)) + 2;
+  console.log(`\n${title}\n`);
+  console.log(
+    'phase'.padEnd(width),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'errors'.padStart(7),
+  );
+  for (const phase of phases)
+    console.log(
+      phase.name.padEnd(width),
+      phase.perSecond.toFixed(0).padStart(8),
+      String(phase.p50).padStart(8),
+      String(phase.p99).padStart(8),
+      String(phase.errors).padStart(7),
+    );
+}

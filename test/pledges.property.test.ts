@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { allRows } from './helpers/allRows.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 
 /**
@@ -268,19 +269,8 @@ class World {
     }
   }
 
-  private async all<T>(path: string): Promise<T[]> {
-    const rows: T[] = [];
-    let url = `${path}?limit=100`;
-    for (;;) {
-      const page = await this.call<{ data: T[]; has_more: boolean; next_cursor: string }>(
-        'GET',
-        url,
-      );
-      expect(page.status).toBe(200);
-      rows.push(...page.body.data);
-      if (!page.body.has_more) return rows;
-      url = `${path}?limit=100&starting_after=${encodeURIComponent(page.body.next_cursor)}`;
-    }
+  private all<T>(path: string): Promise<T[]> {
+    return allRows<T>(service, path, this.tenant.key);
   }
 
   async check(): Promise<void> {

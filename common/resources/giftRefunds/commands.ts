@@ -12,7 +12,6 @@ import { requireFields, validateBody, type BodyValidation } from '../../validati
 import { netCents } from '../gifts/present.js';
 import { giftIdentity, giftTable, type DesignationInput, type GiftRow } from '../gifts/schema.js';
 import { readOnlyOf } from '../responseFields.js';
-import { findRow } from '../table.js';
 import { presentGift } from '../gifts/present.js';
 import { presentGiftRefund } from './present.js';
 import { recordRefund } from './queries.js';
@@ -169,9 +168,8 @@ export const createGiftRefund: Command = {
     const gift = await findRefundedGift(ctx, request);
     const fields = judgeRefund(gift, request.body);
     if (ctx.dryRun) return { status: 201, body: presentGiftRefund(previewCreated(ctx, fields)) };
-    const row = await recordRefund(ctx.db, ctx.institution.id, gift, fields);
+    const { refund, gift: refunded } = await recordRefund(ctx.db, ctx.institution.id, gift, fields);
     // The event is the gift's (`gift.refunded`): the gift as GET answers it after the refund.
-    const refunded = await findRow(ctx.db, giftTable, ctx.institution.id, gift.id);
-    return { status: 201, body: presentGiftRefund(row), eventObject: presentGift(refunded!) };
+    return { status: 201, body: presentGiftRefund(refund), eventObject: presentGift(refunded) };
   },
 };

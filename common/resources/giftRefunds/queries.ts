@@ -1,8 +1,8 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { centsToNumber, toCents } from '../../money.js';
-import type { GiftRow } from '../gifts/schema.js';
+import { giftTable, type GiftRow } from '../gifts/schema.js';
 import { settlePledge } from '../pledges/queries.js';
-import { insertRow } from '../table.js';
+import { columnsOf, insertRow } from '../table.js';
 import { giftRefundTable, type GiftRefundFields, type GiftRefundRow } from './schema.js';
 
 /**
@@ -23,27 +23,29 @@ export async function voidIssuedReceipt(
 /**
  * Records a refund of a gift the caller holds locked (FOR UPDATE), so the gift's totals and
  * designations read before are still the gift's: the refund row, then what the gift and each
- * designation gave back in one UPDATE, then its receipt.
+ * designation gave back in one UPDATE, then its receipt. Answers the refund and the gift as it
+ * now is (the refund's event carries the gift).
  */
 export async function recordRefund(
   db: CommonQueryMethods,
   institutionId: number,
   gift: GiftRow,
   fields: GiftRefundFields,
-): Promise<GiftRefundRow> {
+): Promise<{ refund: GiftRefundRow; gift: GiftRow }> {
   const row = await insertRow(db, giftRefundTable, institutionId, fields);
   const back = new Map(fields.designations.map((part) => [part.fund_id, toCents(part.amount)]));
   const designations = gift.designations.map((part) => ({
     ...part,
     amount_refunded: centsToNumber(toCents(part.amount_refunded) + (back.get(part.fund_id) ?? 0n)),
   }));
-  await db.query(sql.unsafe`
+  const refunded = await db.one(sql.type(giftTable.row)`
     UPDATE gifts
     SET amount_refunded = amount_refunded + ${String(fields.amount)}::numeric,
         designations = ${JSON.stringify(designations)}::jsonb, updated_at = now()
-    WHERE institution_id = ${institutionId} AND id = ${gift.id}`);
+    WHERE institution_id = ${institutionId} AND id = ${gift.id}
+    RETURNING ${columnsOf(giftTable)}`);
   await voidIssuedReceipt(db, institutionId, gift.id, `The gift was refunded (refund ${row.id}).`);
   // A refunded payment gives its amount back to its pledge's balance.
   if (gift.pledge_id !== null) await settlePledge(db, institutionId, gift.pledge_id);
-  return row;
+  return { refund: row, gift: refunded as GiftRow };
 }

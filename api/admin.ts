@@ -23,7 +23,8 @@ const ADMIN_QUEUES_PATH = '/admin/queues';
 export interface AdminDashboardOptions {
   /** ADMIN_TOKEN: at least 16 characters. */
   token: string;
-  queue: WriteQueue;
+  /** The write queues: one, or one per shard (WRITE_QUEUE_SHARDS). */
+  queues: readonly WriteQueue[];
 }
 
 const unauthorized = () =>
@@ -86,16 +87,20 @@ const servedFromHere: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function adminDashboard({ token, queue }: AdminDashboardOptions): Router {
+export function adminDashboard({ token, queues }: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
-    queues: [
-      new BullMQAdapter(queue, {
-        readOnlyMode: true,
-        description: 'Writes waiting for, held by, or finished by a worker',
-      }),
-    ],
+    queues: queues.map(
+      (queue) =>
+        new BullMQAdapter(queue, {
+          readOnlyMode: true,
+          description:
+            queues.length === 1
+              ? 'Writes waiting for, held by, or finished by a worker'
+              : `Writes of the institutions of shard ${queue.name}: waiting for, held by, or finished by a worker`,
+        }),
+    ),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'Donor and gift writes', hideDocsLink: true } },
   });

@@ -4,9 +4,14 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { createApiMetrics } from '../common/metrics.js';
-import { createWriteQueue } from '../common/queue.js';
+import { WriteQueues } from '../common/queue.js';
 import { ReplyInbox } from '../common/replies.js';
-import { createRedis, redisOptions } from '../common/redis.js';
+import {
+  closeQueueConnection,
+  createRedis,
+  queueConnection,
+  redisTargetOf,
+} from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
@@ -29,16 +34,19 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',
   });
-  const redis = createRedis(config.REDIS_URL, 'request');
-  const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
+  const target = redisTargetOf(config);
+  const redis = createRedis(target, 'request');
+  const connection = queueConnection(target, 'request');
+  const queues = WriteQueues.open(connection, config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS);
   // A connection of its own: a subscribed connection takes no other command.
-  const replies = new ReplyInbox(createRedis(config.REDIS_URL, 'blocking'), config.QUEUE_PREFIX);
-  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  const replies = new ReplyInbox(createRedis(target, 'blocking'), config.QUEUE_PREFIX);
+  for (const queue of queues.shards)
+    queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   // Subscribed before the first job is queued, so no reply can come first.
-  await Promise.all([queue.waitUntilReady(), replies.start()]);
+  await Promise.all([queues.waitUntilReady(), replies.start()]);
 
   const metrics = createApiMetrics(pool, () =>
-    queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+    queues.counts('waiting', 'active', 'delayed', 'failed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
   const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
@@ -47,15 +55,12 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metrics,
     pool,
     redis,
-    queue,
+    queues,
     replies,
     recentKeys,
     workers,
   });
-  const deliveries = createDeliveryQueue(
-    redisOptions(config.REDIS_URL, 'request'),
-    config.QUEUE_PREFIX,
-  );
+  const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);
   deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const app = createApp({
     deliveries,
@@ -68,7 +73,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metrics,
     metricsToken: config.METRICS_TOKEN ?? null,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
-    admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queue } : null,
+    admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queues: queues.shards } : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });
   const server = createServer(app);
@@ -88,8 +93,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       await closed;
       clearInterval(sweep);
       await replies.close();
-      await queue.close();
+      await queues.close();
       await deliveries.close();
+      closeQueueConnection(connection);
       redis.disconnect();
       await pool.end();
     },

@@ -21,8 +21,7 @@ import {
   releaseLock,
 } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
-import type { WriteQueue } from '../common/queue.js';
-import { WRITE_JOB } from '../common/queue.js';
+import { WRITE_JOB, type WriteQueues } from '../common/queue.js';
 import type { ReplyInbox } from '../common/replies.js';
 import type { Redis } from '../common/redis.js';
 import type { WorkerPresence } from '../common/workerPresence.js';
@@ -33,7 +32,8 @@ export interface GatewayDeps {
   metrics: ApiMetrics;
   pool: DatabasePool;
   redis: Redis;
-  queue: WriteQueue;
+  /** The write queues; an institution's writes all go to its shard's. */
+  queues: WriteQueues;
   /** This process's reply channel: the worker answers each write there. */
   replies: ReplyInbox;
   recentKeys: RecentKeys;
@@ -149,11 +149,9 @@ export class WriteGateway {
     // Listening before the job exists means its completion cannot be missed.
     const waiting = this.deps.replies.watch(job.requestId, this.deps.config.WRITE_TIMEOUT_MS);
     try {
-      await this.deps.queue.add(
-        WRITE_JOB,
-        { ...job, replyTo: this.deps.replies.channel },
-        { jobId: job.requestId },
-      );
+      await this.deps.queues
+        .for(job.institution.id)
+        .add(WRITE_JOB, { ...job, replyTo: this.deps.replies.channel }, { jobId: job.requestId });
     } catch (error) {
       waiting.cancel();
       throw error;

@@ -2,8 +2,7 @@ import { Queue } from 'bullmq';
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { WRITE_JOB, WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
+import { WRITE_JOB } from '../common/queue.js';
 import {
   startTestService,
   type ApiResponse,
@@ -13,6 +12,7 @@ import {
 import { holdDonorRow } from './helpers/rowLock.js';
 import { newDonor } from './helpers/singleStatement.js';
 import { waitFor } from './helpers/wait.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 /**
  * Gift creates that reach a worker together are committed together (worker/groupCommit.ts; its
@@ -34,10 +34,7 @@ let otherDonorId: number;
 
 beforeAll(async () => {
   service = await startTestService({ WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
-  queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  queue = openWriteQueue(service.config, service.tenant.institutionId);
   other = await service.createTenant('Other College', 'USD');
   heldDonorId = (await newDonor(service)).id;
   donorId = (await newDonor(service)).id;

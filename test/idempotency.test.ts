@@ -9,10 +9,9 @@ import {
   newLockToken,
 } from '../common/idempotency/lock.js';
 import { insertApiKey } from '../common/institutions.js';
-import { WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { sleep, waitFor } from './helpers/wait.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 type Body = Record<string, unknown> & {
   id: number;
@@ -46,10 +45,7 @@ const jobCount = async () =>
 
 beforeAll(async () => {
   service = await startTestService();
-  queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  queue = openWriteQueue(service.config, service.tenant.institutionId);
   const donor = await service.call<Body>('POST', '/api/v1/donors', {
     body: {
       role: 'Individual',

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import { sleep } from './helpers/wait.js';
+import { writeQueueLocationFor } from '../common/queue.js';
 
 let service: TestService;
 let donorId: number;
@@ -51,7 +52,13 @@ test('with no worker: /ready is 503, a write is 503 at once with nothing queued,
   expect(refused.headers.get('Retry-After')).toBe('1');
   expect(refused.body.error.code).toBe('service_unavailable');
   expect(await service.count('gifts')).toBe(0);
-  const waiting = await service.redis.llen(`${service.config.QUEUE_PREFIX}:writes:wait`);
+  const { QUEUE_PREFIX, WRITE_QUEUE_SHARDS } = service.config;
+  const writes = writeQueueLocationFor(
+    QUEUE_PREFIX,
+    WRITE_QUEUE_SHARDS,
+    service.tenant.institutionId,
+  );
+  const waiting = await service.redis.llen(`${writes.prefix}:${writes.name}:wait`);
   expect(waiting).toBe(0);
 
   // Dry runs need no worker.

@@ -102,8 +102,12 @@ export function createProcessor(deps: ProcessorDeps) {
       deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
-    // The settle's command is sent first, the reply after it on the same connection.
+    // On one server the settle's command is sent first and the reply after it on the same
+    // connection, so Redis applies them in that order. On a cluster they go to different nodes:
+    // the reply waits for the settle's answer, or a client told 201 who retries at once could
+    // find its key still in flight.
     const settled = settle(data, result.ok, context);
+    if (deps.redis.isCluster) await settled;
     reply({ result });
     await settled;
     const seconds = (performance.now() - started) / 1000;

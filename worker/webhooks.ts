@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { retrieveEvent } from '../common/events/event.js';
 import type { Logger } from '../common/logger.js';
-import type { RedisSettings } from '../common/redis.js';
 import {
   dispatchEvents,
   orphanedDeliveries,
@@ -14,8 +13,8 @@ import { retrySchedule } from '../common/webhooks/policy.js';
 import {
   createDeliveryQueue,
   DELIVER_JOB,
+  deliveryQueueLocation,
   enqueueDeliveries,
-  WEBHOOK_QUEUE,
 } from '../common/webhooks/queue.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
 
@@ -109,14 +108,15 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
  */
 export async function startWebhooks(
   pool: DatabasePool,
-  connection: RedisSettings,
-  prefix: string,
+  connection: ConnectionOptions,
+  queuePrefix: string,
   logger: Logger,
 ) {
-  const queue = createDeliveryQueue(connection, prefix);
+  const queue = createDeliveryQueue(connection, queuePrefix);
+  const { name, prefix } = deliveryQueueLocation(queuePrefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
-    WEBHOOK_QUEUE,
+    name,
     (job) => deliver(pool, job),
     {
       connection,

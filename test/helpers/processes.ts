@@ -23,7 +23,15 @@ export const configEnv = (
   PATH: process.env.PATH ?? '',
   PORT: '0',
   DATABASE_URL: config.DATABASE_URL,
-  REDIS_URL: config.REDIS_URL,
+  ...(config.REDIS_URL ? { REDIS_URL: config.REDIS_URL } : {}),
+  ...(config.REDIS_CLUSTER_NODES.length
+    ? {
+        REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map(
+          ({ host, port }) => `${host}:${port}`,
+        ).join(','),
+      }
+    : {}),
+  WRITE_QUEUE_SHARDS: String(config.WRITE_QUEUE_SHARDS),
   CURSOR_SECRET: config.CURSOR_SECRET,
   QUEUE_PREFIX: config.QUEUE_PREFIX,
   WRITE_TIMEOUT_MS: String(config.WRITE_TIMEOUT_MS),

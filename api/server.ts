@@ -49,7 +49,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     queues.counts('waiting', 'active', 'delayed', 'failed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
-  const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
+  const workers = new WorkerPresence(redis, config);
   const gateway = new WriteGateway({
     config,
     metrics,

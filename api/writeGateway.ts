@@ -74,7 +74,7 @@ export class WriteGateway {
   async submit(job: WriteJob): Promise<WriteResult> {
     // With no worker running, a write would only wait for WRITE_TIMEOUT_MS and leave its key held:
     // answer 503 at once, with nothing queued and the key free.
-    if (!(await this.deps.workers.present())) return noWorker;
+    if (!(await this.deps.workers.present(job.institution.id))) return noWorker;
     const result = await this.submitOnce(job);
     // The key was admitted from the recent list and a worker (or the receipt lookup) found it
     // revoked: the next request asks Postgres.
@@ -95,7 +95,7 @@ export class WriteGateway {
     if (!key) return this.enqueueAndWait(job);
 
     const { redis } = this.deps;
-    const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
+    const lockKey = lockKeyFor(this.deps.config, job.institution.id, key);
     const token = newLockToken(job.fingerprint, job.requestId);
     let attempt = await acquireLock(redis, lockKey, token);
     if (attempt.state === 'done') {

@@ -8,19 +8,40 @@ export const WRITE_JOB = 'write';
 
 export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
 
+/** The settings that say where a deployment's write queues are. */
+export interface QueueSettings {
+  QUEUE_PREFIX: string;
+  WRITE_QUEUE_SHARDS: number;
+}
+
+const locationsCache = new Map<string, readonly QueueLocation[]>();
+
 /**
  * The write queues of a deployment with `shards` of them (WRITE_QUEUE_SHARDS): one queue named
  * `writes` when there is one shard, else `writes-0` … `writes-<shards-1>`, each in a slot of its
  * own (common/queueShards.ts).
  */
-export function writeQueueLocations(queuePrefix: string, shards: number): QueueLocation[] {
-  if (shards === 1) return [queueLocation(queuePrefix, WRITE_QUEUE)];
-  return Array.from({ length: shards }, (_, index) =>
-    shardLocation(queuePrefix, WRITE_QUEUE, index, shards),
-  );
+export function writeQueueLocations(queuePrefix: string, shards: number): readonly QueueLocation[] {
+  const cacheKey = `${queuePrefix}/${shards}`;
+  let locations = locationsCache.get(cacheKey);
+  if (!locations) {
+    locations =
+      shards === 1
+        ? [queueLocation(queuePrefix, WRITE_QUEUE)]
+        : Array.from({ length: shards }, (_, index) =>
+            shardLocation(queuePrefix, WRITE_QUEUE, index, shards),
+          );
+    locationsCache.set(cacheKey, locations);
+  }
+  return locations;
 }
 
-/** The queue an institution's writes go to. */
+/**
+ * The queue an institution's writes go to. Its prefix is the institution's shard: the keys that
+ * belong to the institution's writes (idempotency leases, the worker heartbeat its API reads) are
+ * put under it too, so that on a cluster a shard is the unit of failure: a master lost stops the
+ * writes of its shard's institutions, and no other's.
+ */
 export function writeQueueLocationFor(
   queuePrefix: string,
   shards: number,
@@ -29,6 +50,10 @@ export function writeQueueLocationFor(
   const locations = writeQueueLocations(queuePrefix, shards);
   return locations[shardOf(institutionId, shards)]!;
 }
+
+/** The key prefix (with its hash tag) of an institution's shard. */
+export const shardPrefixFor = (settings: QueueSettings, institutionId: number): string =>
+  writeQueueLocationFor(settings.QUEUE_PREFIX, settings.WRITE_QUEUE_SHARDS, institutionId).prefix;
 
 /**
  * How long Redis keeps a completed job, for inspection on the dashboard. Nothing else depends on

@@ -90,7 +90,7 @@ async function orphanLock(key: string, lockKey: string): Promise<number> {
 
 test('an idempotency lock whose API process died before queueing frees the key a second later', async () => {
   const key = 'held-by-the-dead';
-  const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
+  const lockKey = lockKeyFor(service.config, service.tenant.institutionId, key);
   const worker = service.workers[0]!.worker;
   await worker.pause();
   const lockedAt = await orphanLock(key, lockKey).finally(() => worker.resume());

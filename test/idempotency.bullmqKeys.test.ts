@@ -67,9 +67,7 @@ test.each([
   // The job id is the request id (api/handlers.ts).
   await deleteJobKeys(first.headers.get('request-id')!);
   if (dropMarker) {
-    await service.redis.del(
-      lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key),
-    );
+    await service.redis.del(lockKeyFor(service.config, service.tenant.institutionId, key));
   }
 
   const retry = await post(key, key);

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import { sleep } from './helpers/wait.js';
 import { writeQueueLocationFor } from '../common/queue.js';
+import { heartbeatKeys } from '../common/workerPresence.js';
 
 let service: TestService;
 let donorId: number;
@@ -35,7 +36,7 @@ test('GET /ready reports the worker', async () => {
 test('with no worker: /ready is 503, a write is 503 at once with nothing queued, and its key stays free', async () => {
   for (const worker of service.workers.splice(0)) await worker.close();
   // The heartbeat lives 5 s; drop it now rather than wait, then outlast the API's 2 s of trust.
-  await service.redis.del(`${service.config.QUEUE_PREFIX}:worker-heartbeat`);
+  for (const key of heartbeatKeys(service.config)) await service.redis.del(key);
   await sleep(2_100);
 
   const ready = await service.call('GET', '/ready', { key: null });

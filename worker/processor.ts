@@ -11,6 +11,7 @@ import {
   settleLock,
 } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
+import type { QueueSettings } from '../common/queue.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
 import { sendReply } from '../common/replies.js';
@@ -21,7 +22,8 @@ export interface ProcessorDeps {
   groupCommit: GroupCommit;
   /** For settling idempotency leases (common/idempotency/lock.ts). */
   redis: Redis;
-  queuePrefix: string;
+  /** Where the idempotency leases are (each in its institution's shard). */
+  queues: QueueSettings;
   metrics: WorkerMetrics;
   logger: Logger;
   idempotencyTtlSeconds: number;
@@ -51,7 +53,7 @@ export function createProcessor(deps: ProcessorDeps) {
    */
   const settle = async (data: WriteJob, committed: boolean, context: LogContext) => {
     if (!data.idempotencyKey) return;
-    const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
+    const lockKey = lockKeyFor(deps.queues, data.institution.id, data.idempotencyKey);
     const token = newLockToken(data.fingerprint, data.requestId);
     await settleLock(deps.redis, lockKey, token, committed, doneSeconds).catch((error: unknown) =>
       deps.logger.warn({ ...context, err: error }, 'idempotency lease not settled'),

@@ -63,7 +63,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const processor = createProcessor({
     pool,
     redis,
-    queuePrefix: config.QUEUE_PREFIX,
+    queues: config,
     groupCommit: new GroupCommit(
       (items) => insertWithReceipts(pool, items),
       (creates) => metrics.createsPerStatement.observe(creates),
@@ -98,7 +98,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     }),
   );
   await Promise.all(worker.shards.map((shard) => shard.waitUntilReady()));
-  const stopHeartbeat = startHeartbeat(redis, config.QUEUE_PREFIX);
+  const stopHeartbeat = startHeartbeat(redis, config);
   const maintenance = await startMaintenance(
     pool,
     connection,

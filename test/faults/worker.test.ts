@@ -175,7 +175,7 @@ describe('a worker killed with SIGKILL after its write committed, before the job
     // The worker's first Redis command after the commit settles the key's lease: Redis runs it
     // (and the reply to the API that follows), but the worker never hears back, so the job stays
     // active with its write committed, and the worker dies there.
-    proxy.freezeOn(lockKeyFor(config.QUEUE_PREFIX, tenant.institutionId, key), 'now');
+    proxy.freezeOn(lockKeyFor(config, tenant.institutionId, key), 'now');
     const { response, body } = await post();
     first = { status: response.status, body, requestId: response.headers.get('request-id') };
     await waitFor(

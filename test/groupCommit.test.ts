@@ -12,7 +12,7 @@ import {
 import { holdDonorRow } from './helpers/rowLock.js';
 import { newDonor } from './helpers/singleStatement.js';
 import { waitFor } from './helpers/wait.js';
-import { openWriteQueue } from './helpers/writeQueue.js';
+import { openWriteQueue, openWriteQueues } from './helpers/writeQueue.js';
 
 /**
  * Gift creates that reach a worker together are committed together (worker/groupCommit.ts; its
@@ -27,6 +27,8 @@ const WORKER_CONCURRENCY = 16;
 
 let service: TestService;
 let queue: Queue;
+/** Every shard's queue: the two tenants' jobs may be in different ones. */
+let allQueues: Queue[];
 let other: Tenant;
 let heldDonorId: number;
 let donorId: number;
@@ -35,6 +37,7 @@ let otherDonorId: number;
 beforeAll(async () => {
   service = await startTestService({ WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
   queue = openWriteQueue(service.config, service.tenant.institutionId);
+  allQueues = openWriteQueues(service.config);
   other = await service.createTenant('Other College', 'USD');
   heldDonorId = (await newDonor(service)).id;
   donorId = (await newDonor(service)).id;
@@ -43,8 +46,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await queue?.close();
+  await allQueues?.[0]?.close();
   await service?.close();
 });
+
+const activeJobs = async () =>
+  (await Promise.all(allQueues.map((shard) => shard.getActiveCount()))).reduce((a, b) => a + b, 0);
 
 const postGift = (key: string, donor: number, apiKey?: string) =>
   service.call<Body>('POST', '/api/v1/gifts', {
@@ -85,7 +92,7 @@ async function behindAHeldRow<T>(jobs: number, send: () => Promise<T>) {
     );
     rest = send();
     await waitFor(
-      async () => (await queue.getActiveCount()) >= jobs,
+      async () => (await activeJobs()) >= jobs,
       5_000,
       `${jobs} jobs in the worker`,
     );

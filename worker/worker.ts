@@ -50,11 +50,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   setWebhookPolicy(config);
   const target = redisTargetOf(config);
   const locations = writeQueueLocations(config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS);
-  // WORKER_CONCURRENCY is the worker's, shared among the shards: Postgres sees no more
-  // transactions per worker process for having more queues.
-  const perShard = Math.ceil(config.WORKER_CONCURRENCY / locations.length);
+  // Each shard takes up to WORKER_CONCURRENCY jobs, so one busy institution is served as fast as
+  // with one queue; the pool still bounds Postgres to WORKER_CONCURRENCY transactions (plus
+  // two for housekeeping and webhooks), and jobs beyond that wait for a connection. No job holds
+  // a connection while it waits for another (group commit takes its own), so waiting is safe.
   const pool = await createDatabasePool(config.DATABASE_URL, {
-    maxPoolSize: perShard * locations.length + 2,
+    maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
@@ -80,7 +81,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       const shard = new Worker<WriteJob, WriteResult>(name, processor, {
         connection,
         prefix,
-        concurrency: perShard,
+        concurrency: config.WORKER_CONCURRENCY,
         // A job whose worker died is run again; the write's receipt makes that safe.
         maxStalledCount: 5,
         // A worker that stops renewing its locks (dead, frozen, cut off) loses its jobs to the

@@ -72,6 +72,12 @@ export default async function globalSetup() {
   process.stdout.write(
     `\nTests use ${services.summary} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
   );
+  // The harness puts every test service on this cluster instead (a test that breaks a Redis of
+  // its own keeps that one).
+  if (process.env.REDIS_CLUSTER_NODES)
+    process.stdout.write(
+      `Test services use the Redis Cluster REDIS_CLUSTER_NODES ${process.env.REDIS_CLUSTER_NODES} with WRITE_QUEUE_SHARDS=${process.env.WRITE_QUEUE_SHARDS ?? '1'}\n`,
+    );
   const runId = randomBytes(4).toString('hex');
   const template = `dgs_test_${runId}_template`;
   try {

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Config } from '../../common/config.js';
-import { writeQueueLocationFor } from '../../common/queue.js';
+import { writeQueueLocationFor, writeQueueLocations } from '../../common/queue.js';
 import {
   closeQueueConnection,
   queueConnection,
@@ -31,4 +31,22 @@ export function openWriteQueue(
     closeQueueConnection(connection);
   };
   return queue;
+}
+
+/**
+ * Handles on every write queue shard (one when WRITE_QUEUE_SHARDS is 1); closing the first
+ * closes them all and their connection.
+ */
+export function openWriteQueues(config: Config): Queue[] {
+  const connection = queueConnection(redisTargetOf(config), 'blocking');
+  const queues = writeQueueLocations(config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS).map(
+    ({ name, prefix }) => new Queue(name, { connection, prefix }),
+  );
+  const [first] = queues;
+  const close = first!.close.bind(first);
+  first!.close = async () => {
+    await Promise.all([close(), ...queues.slice(1).map((queue) => queue.close())]);
+    closeQueueConnection(connection);
+  };
+  return queues;
 }

@@ -13,7 +13,7 @@
  *
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * REDIS_CLUSTER_NODES, WRITE_QUEUE_SHARDS (for phase 3, default 3), BENCH_SECONDS (per phase,
- * default 10), BENCH_CONNECTIONS (default 50), BENCH_INSTITUTIONS (default 12).
+ * default 10), BENCH_CONNECTIONS (default 50), BENCH_INSTITUTIONS (default 36).
  */
 import autocannon from 'autocannon';
 import { Cluster } from 'ioredis';
@@ -27,7 +27,7 @@ import { insertBenchRecords, withBenchStack, type BenchStack } from './stack.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const institutions = Number(process.env.BENCH_INSTITUTIONS ?? 12);
+const institutions = Number(process.env.BENCH_INSTITUTIONS ?? 36);
 const clusterNodes = process.env.REDIS_CLUSTER_NODES ?? '';
 const clusterShards = process.env.WRITE_QUEUE_SHARDS ?? '3';
 

@@ -3,6 +3,7 @@
  * configured, and then only for callers presenting that token (HTTP Basic password or Bearer).
  */
 import { loadConfig } from '../common/config.js';
+import { shardOf } from '../common/queueShards.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 const TOKEN = 'operator-token-for-the-tests-0123';
@@ -135,6 +136,34 @@ describe('with ADMIN_TOKEN', () => {
       body: { name: 'Arts Fund', code: 'ARTS-DASH' },
     });
     expect(created.status).toBe(201);
+  });
+});
+
+describe('with WRITE_QUEUE_SHARDS=3', () => {
+  let sharded: TestService;
+  beforeAll(async () => {
+    sharded = await startTestService({ ADMIN_TOKEN: TOKEN, WRITE_QUEUE_SHARDS: '3' });
+  });
+  afterAll(async () => {
+    await sharded?.close();
+  });
+
+  test('the dashboard shows one queue per shard, and a write lands in its institution’s', async () => {
+    const created = await sharded.call('POST', '/api/v1/funds', {
+      body: { name: 'Shard Fund', code: 'SHARD-DASH' },
+    });
+    expect(created.status).toBe(201);
+    const response = await get(sharded, '/admin/queues/api/queues', `Bearer ${TOKEN}`);
+    expect(response.status).toBe(200);
+    const { queues } = JSON.parse(response.text) as {
+      queues: { name: string; readOnlyMode: boolean; counts: Record<string, number> }[];
+    };
+    expect(queues.map(({ name }) => name).sort()).toEqual(['writes-0', 'writes-1', 'writes-2']);
+    const home = `writes-${shardOf(sharded.tenant.institutionId, 3)}`;
+    for (const queue of queues) {
+      expect(queue.readOnlyMode).toBe(true);
+      expect(queue.counts.completed).toBe(queue.name === home ? 1 : 0);
+    }
   });
 });
 

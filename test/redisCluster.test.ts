@@ -16,6 +16,7 @@ import {
   type TestService,
 } from './helpers/harness.js';
 import { startRedisCluster, type LocalRedisCluster } from './helpers/redisCluster.js';
+import { holdDonorRow } from './helpers/rowLock.js';
 import { sleep, waitFor } from './helpers/wait.js';
 
 type Body = Record<string, unknown> & { id: number; error?: { code: string } };
@@ -142,22 +143,32 @@ test('a master killed: its shard answers 503 and writes nothing, the others keep
   const down = members.filter((member) => member.shard === 0);
   const up = members.filter((member) => member.shard !== 0);
 
-  // Writes in flight on the shard when its master dies: some commit, some never run.
-  const inFlightKeys = down.flatMap((_, index) =>
-    Array.from({ length: 8 }, (_, n) => ({ member: down[index]!, key: `in-flight-${index}-${n}` })),
+  // Writes in flight on the shard when its master dies: held in the worker by a row lock (they
+  // commit after the master is gone, and cannot settle their keys), or still in the queue (lost
+  // with it).
+  const inFlightKeys = down.flatMap((member, index) =>
+    Array.from({ length: 8 }, (_, n) => ({ member, key: `in-flight-${index}-${n}` })),
   );
-  const firstAnswers = Promise.all(inFlightKeys.map(({ member, key }) => postGift(member, key)));
-  await waitFor(
-    async () =>
-      (await service.db.oneFirst(
-        sql.type(z.object({ n: z.number() }))`
-          SELECT count(*)::int AS n FROM gifts WHERE subject LIKE 'in-flight-%'`,
-      )) > 0,
-    10_000,
-    'the first in-flight write to commit',
-  );
-  await cluster.kill(victim);
-  const first = await firstAnswers;
+  const hold = await holdDonorRow(service.db, down[0]!.donorId);
+  let first: ApiResponse<Body>[];
+  try {
+    const firstAnswers = Promise.all(inFlightKeys.map(({ member, key }) => postGift(member, key)));
+    await waitFor(
+      async () =>
+        (await service.db.oneFirst(
+          sql.type(z.object({ n: z.number() }))`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )) > 0,
+      10_000,
+      'a write to wait on the held donor',
+    );
+    await cluster.kill(victim);
+    await hold.release();
+    first = await firstAnswers;
+  } finally {
+    await hold.release();
+  }
   const tally = (answers: ApiResponse<Body>[]) =>
     Object.entries(
       answers.reduce<Record<number, number>>((counts, { status }) => {

@@ -24,7 +24,8 @@ export const configEnv = (
   PORT: '0',
   DATABASE_URL: config.DATABASE_URL,
   ...(config.REDIS_URL ? { REDIS_URL: config.REDIS_URL } : {}),
-  ...(config.REDIS_CLUSTER_NODES.length
+  // A REDIS_URL given here (a Redis of the test's own) is meant to be used, not the cluster.
+  ...(config.REDIS_CLUSTER_NODES.length && !overrides.REDIS_URL
     ? {
         REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map(
           ({ host, port }) => `${host}:${port}`,

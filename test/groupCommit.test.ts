@@ -91,11 +91,7 @@ async function behindAHeldRow<T>(jobs: number, send: () => Promise<T>) {
       'the first create to wait on the held row',
     );
     rest = send();
-    await waitFor(
-      async () => (await activeJobs()) >= jobs,
-      5_000,
-      `${jobs} jobs in the worker`,
-    );
+    await waitFor(async () => (await activeJobs()) >= jobs, 5_000, `${jobs} jobs in the worker`);
   } finally {
     await hold.release();
   }

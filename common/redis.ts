@@ -9,14 +9,15 @@ export type RedisSettings = Omit<RedisOptions, 'retryStrategy'> & {
   retryStrategy: (attempt: number) => number;
 };
 
-/**
- * Where Redis is: `REDIS_URL` (one server), or `REDIS_CLUSTER_NODES` (a Redis Cluster, given by
- * some of its nodes; the client learns the rest from them), which wins when both are set.
- */
 export interface ClusterNode {
   host: string;
   port: number;
 }
+
+/**
+ * Where Redis is: `REDIS_URL` (one server), or `REDIS_CLUSTER_NODES` (a Redis Cluster, given by
+ * some of its nodes; the client learns the rest from them), which wins when both are set.
+ */
 export type RedisTarget = string | { cluster: ClusterNode[] };
 
 export type RedisRole = 'request' | 'blocking';
@@ -24,7 +25,7 @@ export type RedisRole = 'request' | 'blocking';
 /** The target a configuration names. */
 export function redisTargetOf(config: {
   REDIS_URL?: string | undefined;
-  REDIS_CLUSTER_NODES: readonly { host: string; port: number }[];
+  REDIS_CLUSTER_NODES: readonly ClusterNode[];
 }): RedisTarget {
   if (config.REDIS_CLUSTER_NODES.length) return { cluster: [...config.REDIS_CLUSTER_NODES] };
   if (!config.REDIS_URL) throw new Error('REDIS_URL or REDIS_CLUSTER_NODES must be set');
@@ -47,7 +48,7 @@ export function describeRedisTarget(target: RedisTarget): string {
 export function redisOptions(url: string, role: RedisRole): RedisSettings {
   const parsed = new URL(url);
   const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
-  const base: RedisSettings = {
+  return {
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 6379,
     db,
@@ -56,7 +57,6 @@ export function redisOptions(url: string, role: RedisRole): RedisSettings {
     ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
     ...roleOptions(role),
   };
-  return base;
 }
 
 function roleOptions(role: RedisRole): RedisSettings {
@@ -80,8 +80,9 @@ function createCluster(nodes: ClusterNode[], role: RedisRole, extra: RedisOption
     redisOptions: { ...perNode, ...extra },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     enableOfflineQueue: role !== 'request',
-    // A master that stops answering is found out within a second; its slots' commands fail
-    // meanwhile (request) or wait (blocking) rather than being redirected in a loop.
+    // A command for a slot whose master is unreachable is tried again every 100 ms while the
+    // client refreshes its slot map, at most 16 times (maxRedirections), then fails: the API
+    // answers 503, a worker logs it (a lease it could not settle runs out by itself).
     retryDelayOnFailover: 100,
     retryDelayOnClusterDown: 100,
     slotsRefreshTimeout: 1_000,
@@ -104,9 +105,7 @@ export function createRedis(target: RedisTarget, role: RedisRole, extra: RedisOp
  * the caller closes it with `closeQueueConnection` after the queue or worker.
  */
 export function queueConnection(target: RedisTarget, role: RedisRole): ConnectionOptions {
-  return typeof target === 'string'
-    ? redisOptions(target, role)
-    : createRedis(target, role === 'request' ? 'request' : 'blocking');
+  return typeof target === 'string' ? redisOptions(target, role) : createRedis(target, role);
 }
 
 export function closeQueueConnection(connection: ConnectionOptions): void {
@@ -120,7 +119,7 @@ export function redisReady(redis: Redis): Promise<void> {
 }
 
 /** The master connections a key scan must visit: the one server, or every cluster master. */
-export function scanTargets(redis: Redis): SingleRedis[] {
+function scanTargets(redis: Redis): SingleRedis[] {
   return redis instanceof Cluster ? redis.nodes('master') : [redis];
 }
 

@@ -124,8 +124,8 @@ function scanTargets(redis: Redis): SingleRedis[] {
 }
 
 /**
- * Deletes every key matching `pattern` (SCAN on each master; one DEL per key, since keys of a
- * cluster may live in different slots).
+ * Deletes every key matching `pattern` (SCAN on each master; on a cluster one DEL per key, since
+ * the keys of one scan may live in different slots).
  */
 export async function deleteMatching(redis: Redis, pattern: string): Promise<number> {
   let deleted = 0;
@@ -133,8 +133,10 @@ export async function deleteMatching(redis: Redis, pattern: string): Promise<num
     let cursor = '0';
     do {
       const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      for (const key of keys) deleted += await redis.del(key);
       cursor = next;
+      if (!keys.length) continue;
+      if (redis instanceof Cluster) for (const key of keys) deleted += await redis.del(key);
+      else deleted += await redis.del(...keys);
     } while (cursor !== '0');
   }
   return deleted;

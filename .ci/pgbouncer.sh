@@ -41,7 +41,7 @@ auth_type = trust
 auth_file = $dir/userlist.txt
 pool_mode = transaction
 ; Each test file runs an API and a worker, each with its own pool, on its own database.
-max_client_conn = 2000
+max_client_conn = 500
 default_pool_size = 20
 max_db_connections = 0
 ; node-postgres sends these startup parameters, which PgBouncer would otherwise refuse: the

@@ -17,6 +17,17 @@ const commaList = z
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.url(),
+  /**
+   * Optional: a direct connection to the same database for migrations (`npm run migrate`), whose
+   * session advisory lock a transaction-mode pooler such as PgBouncer cannot keep. Unset:
+   * DATABASE_URL.
+   */
+  DATABASE_MIGRATION_URL: z.url().optional(),
+  /**
+   * Optional: a read replica (or a pooler in front of one). Lists and retrievals (GET) read from
+   * it; writes, dry runs and their checks stay on DATABASE_URL. Unset: everything on DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.url().optional(),
   REDIS_URL: z.url().refine((url) => /^rediss?:\/\//.test(url), {
     message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_SCHEDULE } from './webhooks/policy.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT_MS } from './webhooks/policy.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -95,6 +95,8 @@ const configSchema = z.object({
         .min(1)
         .max(20),
     ),
+  /** How long a webhook attempt waits for an answer (integration.md §2: 10 s); tests shorten it. */
+  WEBHOOK_TIMEOUT_MS: positiveInt(DEFAULT_TIMEOUT_MS),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

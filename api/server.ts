@@ -34,6 +34,12 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',
   });
+  const readPool = config.DATABASE_READ_URL
+    ? await createDatabasePool(config.DATABASE_READ_URL, {
+        maxPoolSize: config.DATABASE_POOL_SIZE,
+        applicationName: 'dgs-api-read',
+      })
+    : pool;
   const target = redisTargetOf(config);
   const redis = createRedis(target, 'request');
   const connection = queueConnection(target, 'request');
@@ -65,6 +71,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   const app = createApp({
     deliveries,
     pool,
+    readPool,
     recentKeys,
     redis,
     workers,
@@ -98,6 +105,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       closeQueueConnection(connection);
       redis.disconnect();
       await pool.end();
+      if (readPool !== pool) await readPool.end();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_SCHEDULE } from './webhooks/policy.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT_MS } from './webhooks/policy.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -14,114 +14,126 @@ const commaList = z
       .filter((item) => item !== ''),
   );
 
-const configSchema = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    DATABASE_URL: z.url(),
-    /** Required unless REDIS_CLUSTER_NODES is set (checked below). */
-    REDIS_URL: z
-      .url()
-      .refine((url) => /^rediss?:\/\//.test(url), {
-        message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
-      })
-      .optional(),
-    /**
-     * A Redis Cluster, as some of its nodes (`host:port,host:port`); when set, every Redis
-     * connection goes to the cluster and REDIS_URL is not used.
-     */
-    REDIS_CLUSTER_NODES: commaList.pipe(
-      z
-        .array(
-          z
-            .string()
-            .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')
-            .transform((node) => {
-              const colon = node.lastIndexOf(':');
-              return { host: node.slice(0, colon), port: Number(node.slice(colon + 1)) };
-            }),
-        )
-        .max(100),
-    ),
-    /**
-     * How many write queues the writes are spread over, by institution; every worker takes jobs
-     * from all of them. More than one lets a Redis Cluster share the queue work among its masters.
-     */
-    WRITE_QUEUE_SHARDS: z.coerce.number().int().min(1).max(64).default(1),
-    CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
-    NODE_ENV: z.string().optional(),
-    IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
-    /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
-    EVENT_RETENTION_DAYS: positiveInt(90),
-    CURSOR_TTL_SECONDS: positiveInt(3_600),
-    WRITE_TIMEOUT_MS: positiveInt(10_000),
-    WORKER_CONCURRENCY: positiveInt(16),
-    /** How long a worker's hold on a job lasts unrenewed; a silent worker's jobs move on after it. */
-    WORKER_LOCK_DURATION_MS: positiveInt(30_000),
-    QUEUE_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-" only')
-      .default('dgm'),
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('info'),
-    DATABASE_POOL_SIZE: positiveInt(20),
-    /** Requests per second one API key may make to one API process; 0 turns the limit off. */
-    RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
-    /**
-     * How long an API process may admit real writes on a key it confirmed, without asking Postgres
-     * again (the worker confirms the key inside every write anyway); 0: every request asks.
-     */
-    API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
-    /** Optional bearer token protecting GET /metrics on the API. */
-    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-    /**
-     * Optional operator token: when set, the queue dashboard is served at /admin/queues to callers
-     * that present it (HTTP Basic password or `Authorization: Bearer`). Unset or empty: no dashboard.
-     */
-    ADMIN_TOKEN: z.preprocess(
-      (value) => (value === '' ? undefined : value),
-      z.string().min(16, 'must be at least 16 characters').optional(),
-    ),
-    /** Optional port on which a worker serves its own /metrics. */
-    WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-    /**
-     * Pins the service's calendar day (YYYY-MM-DD, UTC) for defaults and due dates: for tests, demos
-     * and rehearsals of a month end. Unset: the real date.
-     */
-    /**
-     * Hosts (`host` or `host:port`) that webhooks may reach over http and at any address, for
-     * development and tests (integration.md §2). Unset: https to public addresses only.
-     */
-    WEBHOOK_ALLOWED_HOSTS: commaList.pipe(
-      z.array(
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.url(),
+  /**
+   * Optional: a direct connection to the same database for migrations (`npm run migrate`), whose
+   * session advisory lock a transaction-mode pooler such as PgBouncer cannot keep. Unset:
+   * DATABASE_URL.
+   */
+  DATABASE_MIGRATION_URL: z.url().optional(),
+  /**
+   * Optional: a read replica (or a pooler in front of one). Lists and retrievals (GET) read from
+   * it; writes, dry runs and their checks stay on DATABASE_URL. Unset: everything on DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.url().optional(),
+  /** Required unless REDIS_CLUSTER_NODES is set (checked by `settingsSchema`). */
+  REDIS_URL: z
+    .url()
+    .refine((url) => /^rediss?:\/\//.test(url), {
+      message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
+    })
+    .optional(),
+  /**
+   * A Redis Cluster, as some of its nodes (`host:port,host:port`); when set, every Redis
+   * connection goes to the cluster and REDIS_URL is not used.
+   */
+  REDIS_CLUSTER_NODES: commaList.pipe(
+    z
+      .array(
         z
           .string()
-          .regex(
-            /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
-            'must be host or host:port, comma-separated',
-          ),
-      ),
+          .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')
+          .transform((node) => {
+            const colon = node.lastIndexOf(':');
+            return { host: node.slice(0, colon), port: Number(node.slice(colon + 1)) };
+          }),
+      )
+      .max(100),
+  ),
+  /**
+   * How many write queues the writes are spread over, by institution; every worker takes jobs
+   * from all of them. More than one lets a Redis Cluster share the queue work among its masters.
+   */
+  WRITE_QUEUE_SHARDS: z.coerce.number().int().min(1).max(64).default(1),
+  CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  NODE_ENV: z.string().optional(),
+  IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
+  /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
+  EVENT_RETENTION_DAYS: positiveInt(90),
+  CURSOR_TTL_SECONDS: positiveInt(3_600),
+  WRITE_TIMEOUT_MS: positiveInt(10_000),
+  WORKER_CONCURRENCY: positiveInt(16),
+  /** How long a worker's hold on a job lasts unrenewed; a silent worker's jobs move on after it. */
+  WORKER_LOCK_DURATION_MS: positiveInt(30_000),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-" only')
+    .default('dgm'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_POOL_SIZE: positiveInt(20),
+  /** Requests per second one API key may make to one API process; 0 turns the limit off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  /**
+   * How long an API process may admit real writes on a key it confirmed, without asking Postgres
+   * again (the worker confirms the key inside every write anyway); 0: every request asks.
+   */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+  /** Optional bearer token protecting GET /metrics on the API. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Optional operator token: when set, the queue dashboard is served at /admin/queues to callers
+   * that present it (HTTP Basic password or `Authorization: Bearer`). Unset or empty: no dashboard.
+   */
+  ADMIN_TOKEN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
+  /** Optional port on which a worker serves its own /metrics. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * Pins the service's calendar day (YYYY-MM-DD, UTC) for defaults and due dates: for tests, demos
+   * and rehearsals of a month end. Unset: the real date.
+   */
+  /**
+   * Hosts (`host` or `host:port`) that webhooks may reach over http and at any address, for
+   * development and tests (integration.md §2). Unset: https to public addresses only.
+   */
+  WEBHOOK_ALLOWED_HOSTS: commaList.pipe(
+    z.array(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/,
+          'must be host or host:port, comma-separated',
+        ),
     ),
-    /** Seconds before each webhook retry, comma-separated; the default spans about 3 days. */
-    WEBHOOK_RETRY_SCHEDULE: z
-      .string()
-      .default(DEFAULT_RETRY_SCHEDULE.join(','))
-      .transform((value) => value.split(',').map((item) => Number(item.trim())))
-      .pipe(
-        z
-          .array(z.number().finite().nonnegative('must be seconds, such as 5,300,1800'))
-          .min(1)
-          .max(20),
-      ),
-    CLOCK_TODAY: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-      .optional(),
-  })
-  .superRefine((config, context) => {
-    if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES.length)
-      context.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required' });
-  });
+  ),
+  /** Seconds before each webhook retry, comma-separated; the default spans about 3 days. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE.join(','))
+    .transform((value) => value.split(',').map((item) => Number(item.trim())))
+    .pipe(
+      z
+        .array(z.number().finite().nonnegative('must be seconds, such as 5,300,1800'))
+        .min(1)
+        .max(20),
+    ),
+  /** How long a webhook attempt waits for an answer (integration.md §2: 10 s); tests shorten it. */
+  WEBHOOK_TIMEOUT_MS: positiveInt(DEFAULT_TIMEOUT_MS),
+  CLOCK_TODAY: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+    .optional(),
+});
+
+/** The rules that span variables. */
+const settingsSchema = configSchema.superRefine((config, context) => {
+  if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES.length)
+    context.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required' });
+});
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -132,7 +144,7 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; the first bad variable is reported by name in one line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env);
+  const result = settingsSchema.safeParse(env);
   if (result.success) {
     if (result.data.NODE_ENV === 'production' && result.data.CURSOR_SECRET === SAMPLE_CURSOR_SECRET)
       throw new ConfigError(

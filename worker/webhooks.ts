@@ -111,6 +111,7 @@ export async function startWebhooks(
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
+  lockDurationMs: number,
 ) {
   const queue = createDeliveryQueue(connection, queuePrefix);
   const { name, prefix } = deliveryQueueLocation(queuePrefix);
@@ -122,6 +123,12 @@ export async function startWebhooks(
       connection,
       prefix,
       concurrency: DELIVERY_CONCURRENCY,
+      // As for writes (worker/worker.ts): a dead worker's deliveries move to another after the
+      // lock duration, not after BullMQ's default 30 s plus its check interval; a job run again
+      // finds its delivery settled, or sends it again (at least once, same webhook-id).
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
+      maxStalledCount: 5,
       settings: {
         backoffStrategy: (attemptsMade, _type, _error, job) =>
           retryDelayMs(String(job?.id), attemptsMade),

@@ -107,7 +107,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
     config.EVENT_RETENTION_DAYS,
   );
-  const webhooks = await startWebhooks(pool, connection, config.QUEUE_PREFIX, logger);
+  const webhooks = await startWebhooks(
+    pool,
+    connection,
+    config.QUEUE_PREFIX,
+    logger,
+    config.WORKER_LOCK_DURATION_MS,
+  );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;

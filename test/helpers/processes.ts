@@ -23,6 +23,10 @@ export const configEnv = (
   PATH: process.env.PATH ?? '',
   PORT: '0',
   DATABASE_URL: config.DATABASE_URL,
+  ...(config.DATABASE_MIGRATION_URL
+    ? { DATABASE_MIGRATION_URL: config.DATABASE_MIGRATION_URL }
+    : {}),
+  ...(config.DATABASE_READ_URL ? { DATABASE_READ_URL: config.DATABASE_READ_URL } : {}),
   ...(config.REDIS_URL ? { REDIS_URL: config.REDIS_URL } : {}),
   // A REDIS_URL given here (a Redis of the test's own) is meant to be used, not the cluster.
   ...(config.REDIS_CLUSTER_NODES.length && !overrides.REDIS_URL

@@ -1,6 +1,3 @@
-import { findDelivery, markDueNow, presentDelivery } from '../common/webhooks/deliveries.js';
-import { enqueueManualRetry, type DeliveryQueue } from '../common/webhooks/queue.js';
-import { validateBody } from '../common/validation/validateBody.js';
 import type { RequestHandler, Response } from 'express';
 import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
@@ -143,28 +140,5 @@ export function childListHandler(
     };
     const request = parseListRequest(spec, req.query, context);
     res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
-  };
-}
-
-/**
- * POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry: sends the delivery again now,
- * whatever its status. Operational, not a record's write: it makes no event.
- */
-export function retryDeliveryHandler(pool: DatabasePool, queue: DeliveryQueue): RequestHandler {
-  return async (req, res) => {
-    rejectUnknownQuery(req, []);
-    const institutionId = res.locals.principal.institution.id;
-    const endpointId = pathId({ params: { id: String(req.params.id) }, body: {} });
-    const deliveryId = pathId({ params: { id: String(req.params.delivery_id) }, body: {} });
-    const found =
-      endpointId !== null &&
-      deliveryId !== null &&
-      (await findDelivery(pool, institutionId, endpointId, deliveryId));
-    if (!found) throw errors.notFound('webhook delivery');
-    const validation = validateBody({}, jsonBodyOf(req));
-    if (validation.errors.length) throw errors.validationFailed(validation.errors);
-    const due = await markDueNow(pool, institutionId, found.id);
-    await enqueueManualRetry(queue, { institutionId, deliveryId: found.id });
-    res.json(presentDelivery(due));
   };
 }

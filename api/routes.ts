@@ -13,12 +13,10 @@ import {
   readHandler,
   retrieveEventHandler,
   retrieveHandler,
-  retryDeliveryHandler,
   writeHandler,
   type CursorSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
-import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -40,8 +38,6 @@ export interface RouteDeps {
   pool: DatabasePool;
   gateway: WriteGateway;
   cursors: CursorSettings;
-  /** Where the API queues a delivery someone asked to send again. */
-  deliveries: DeliveryQueue;
 }
 
 const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
@@ -101,6 +97,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-create', child, resource },
       }),
     ]),
+    ...(resource.nestedActions ?? []).map((action) =>
+      route('post', `${path}/:id/${action.under}/:${action.param}/${action.name}`, {
+        handler: writeHandler(gateway, action.command),
+        doc: { kind: 'nested-action', action, resource },
+      }),
+    ),
   ];
 }
 
@@ -117,14 +119,10 @@ const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
 ];
 
 /** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
-const webhookDeliveryRoutes = ({ pool, cursors, deliveries }: RouteDeps): Route[] => [
+const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
   route('get', '/webhook-endpoints/:id/deliveries', {
     handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
     doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
-  }),
-  route('post', '/webhook-endpoints/:id/deliveries/:delivery_id/retry', {
-    handler: retryDeliveryHandler(pool, deliveries),
-    doc: { kind: 'webhook-delivery-retry' },
   }),
 ];
 
@@ -166,7 +164,6 @@ export function routeTable(): DocumentedRoute[] {
     pool: unusable,
     gateway: unusable,
     cursors: unusable,
-    deliveries: unusable,
   } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

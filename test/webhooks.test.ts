@@ -438,7 +438,7 @@ test('a name that resolves to loopback is refused at delivery, not connected to'
   await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });
 
-test('a failed delivery is sent again on request; another institution’s is as missing as none', async () => {
+test('a retry is a write: dry run, Idempotency-Key, one event, one send; another institution’s ids are 404', async () => {
   const receiver = receivers[0]!;
   receiver.received.length = 0;
   // Refused until its retries are spent.
@@ -454,30 +454,74 @@ test('a failed delivery is sent again on request; another institution’s is as 
   );
   expect(receiver.received).toHaveLength(6);
   const [delivery] = (await list()).body.data;
+  const retryPath = `${path}/${delivery!.id}/retry`;
+  const retriedEvents = () =>
+    service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int FROM events WHERE type = 'webhook_delivery.retried'
+        AND object_id = ${delivery!.id}`);
 
+  // Another institution: its own key on my ids, and my key on its endpoint's path.
   const other = await service.createTenant('Fourth College', 'USD');
-  const theirs = await service.call('POST', `${path}/${delivery!.id}/retry`, {
+  const theirs = await service.call<{ error: { code: string } }>('POST', retryPath, {
     key: other.key,
     body: {},
   });
+  const missing = await service.call<{ error: { code: string } }>(
+    'POST',
+    `${path}/${delivery!.id + 1000}/retry`,
+    { body: {} },
+  );
   expect(theirs.status).toBe(404);
-  const unknown = await service.call('POST', `${path}/${delivery!.id}/retry`, {
-    body: { now: true },
-  });
+  expect(missing.status).toBe(404);
+  expect(theirs.body.error.code).toBe(missing.body.error.code);
+  const unknown = await service.call('POST', retryPath, { body: { now: true } });
   expect(unknown.status).toBe(422);
-  expect((await list()).body.data[0]!.status).toBe('failed');
 
-  const retried = await service.call<{ status: string }>('POST', `${path}/${delivery!.id}/retry`, {
+  // A dry run answers what the write would and changes nothing.
+  const dry = await service.call<{ status: string }>('POST', `${retryPath}?dry_run=true`, {
     body: {},
+  });
+  expect(dry.status).toBe(200);
+  expect(dry.body).toMatchObject({ id: delivery!.id, status: 'pending' });
+  const dryHeader = await service.call('POST', retryPath, {
+    body: {},
+    headers: { 'Dry-Run': 'true' },
+  });
+  expect(dryHeader.status).toBe(200);
+  expect((await list()).body.data[0]!.status).toBe('failed');
+  expect(await retriedEvents()).toBe(0);
+
+  const headers = { 'Idempotency-Key': `retry-${delivery!.id}` };
+  const retried = await service.call<{ status: string }>('POST', retryPath, {
+    body: {},
+    headers,
   });
   expect(retried.status).toBe(200);
   expect(retried.body).toMatchObject({ id: delivery!.id, status: 'pending' });
+  const replay = await service.call<{ status: string }>('POST', retryPath, { body: {}, headers });
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(retried.body);
   await waitFor(() => receiver.received.length === 7, 10_000, 'the retry');
   await waitFor(
     async () => (await list()).body.data[0]?.status === 'delivered',
     5_000,
     'delivered',
   );
+  expect(await retriedEvents()).toBe(1);
+  const events = await service.call<{ data: { data: { object: unknown } }[] }>(
+    'GET',
+    '/api/v1/events?type=webhook_delivery.retried&limit=1',
+  );
+  expect(events.status).toBe(200);
+  expect(events.body.data[0]!.data.object).toEqual(retried.body);
+  // The replay asked for no second send: one request, queued once.
+  const requests = await service.db.one(sql.type(
+    z.object({ retries_requested: z.number(), retries_queued: z.number() }),
+  )`
+    SELECT retries_requested, retries_queued FROM webhook_deliveries WHERE id = ${delivery!.id}`);
+  expect(requests).toEqual({ retries_requested: 1, retries_queued: 1 });
+  expect(receiver.received).toHaveLength(7);
   const ids = new Set(receiver.received.map((received) => received.headers['webhook-id']));
   expect(ids.size).toBe(1);
   expect(receiver.verified(endpoint.body.secret!)).toHaveLength(7);

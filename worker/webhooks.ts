@@ -17,6 +17,7 @@ import {
   enqueueDeliveries,
   WEBHOOK_QUEUE,
 } from '../common/webhooks/queue.js';
+import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
 
 /** How often each worker looks for events not yet dispatched. */
@@ -139,6 +140,7 @@ export async function startWebhooks(
       await enqueueDeliveries(queue, deliveries);
       if (batchSize < 500 || stopped) break;
     }
+    await queueRequestedRetries(pool, queue);
     if (Date.now() - sweptAt > 60_000) {
       sweptAt = Date.now();
       await enqueueDeliveries(queue, await orphanedDeliveries(pool));

@@ -15,7 +15,8 @@ export interface EventType {
 
 /**
  * Every event a resource emits, named `<object>.<past tense of the command's action>`: its
- * create, update and delete, each of its actions, and each of its children's creates.
+ * create, update and delete, each of its actions, each of its children's creates and each of
+ * its nested actions (a webhook delivery's retry is `webhook_delivery.retried`).
  */
 function typesOf(resource: ResourceDescriptor): EventType[] {
   const { object, label, commands } = resource;
@@ -52,6 +53,16 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
             child.object,
             child.label,
           ),
+    ),
+    ...(resource.nestedActions ?? []).map((action) =>
+      of(
+        action.happened,
+        action.command.name,
+        'POST',
+        `${record}/${action.under}/{${action.param}}/${action.name}`,
+        action.object,
+        action.label,
+      ),
     ),
   ];
 }

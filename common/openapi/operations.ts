@@ -6,6 +6,7 @@ import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
+  NestedActionDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -388,24 +389,29 @@ function webhookDeliveryListOperation(
   };
 }
 
-function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
-  needs.responses.set('WebhookDelivery', webhookDeliveryResponse);
+/** POST /things/{id}/<under>/{<param>}/<name>: a write on a record listed under a record. */
+function nestedActionOperation(
+  resource: ResourceDescriptor,
+  action: NestedActionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set(action.text.component, action.response);
   return {
-    operationId: 'retryWebhookDelivery',
-    summary: 'Send a webhook delivery again now',
-    description:
-      'Sends the delivery again at once, whatever its status: it becomes `pending` and is sent once more; its scheduled retries, if any, stand. Answers the delivery as it then is. It changes no record, so it makes no event; it takes no `dry_run` or `Idempotency-Key`, and asking twice sends twice. The body is `{}`.',
-    tags: ['Webhook endpoints'],
+    operationId: action.text.operationId,
+    summary: action.text.summary,
+    description: `${action.text.description}${writes}`,
+    tags: [resource.text.tag],
     parameters: [
-      idPathParameter('webhook endpoint'),
+      idPathParameter(resource.label),
       {
-        name: 'delivery_id',
+        name: action.param,
         in: 'path',
         required: true,
-        description: 'The delivery’s id, as the endpoint’s deliveries list gives it.',
+        description: action.text.paramDescription,
         schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         example: 1,
       },
+      ...writeParameters,
     ],
     requestBody: {
       required: true,
@@ -417,20 +423,12 @@ function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
       },
     },
     responses: {
-      '200': success('The delivery, due now.', schemaRef('WebhookDelivery')),
-      ...errorResponses(
-        [
-          'invalid_json',
-          'invalid_parameter',
-          ...authentication,
-          'resource_not_found',
-          'payload_too_large',
-          'unsupported_media_type',
-          'validation_failed',
-          ...ourSide,
-        ],
-        needs,
+      '200': success(
+        `The ${action.label} after the change; on a dry run the ${action.label} as it would be.`,
+        schemaRef(action.text.component),
+        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
       ),
+      ...errorResponses(recordWriteErrors([]), needs),
       ...anyError,
     },
   };
@@ -643,7 +641,7 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return eventRetrieveOperation(needs);
     case 'webhook-delivery-list':
       return webhookDeliveryListOperation(route.doc, needs);
-    case 'webhook-delivery-retry':
-      return webhookDeliveryRetryOperation(needs);
+    case 'nested-action':
+      return nestedActionOperation(route.doc.resource, route.doc.action, needs);
   }
 }

@@ -91,6 +91,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
   actions?: readonly ActionDescriptor[];
   /** Records that belong to one record: GET and POST `<path>/{id}/<name>`. */
   children?: readonly ChildCollectionDescriptor[];
+  /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
+  nestedActions?: readonly NestedActionDescriptor[];
   text: ResourceText;
 }
 
@@ -159,5 +161,36 @@ export interface ChildCollectionDescriptor {
     notes: Record<string, string>;
     conflicts: ConflictCode[];
     example: JsonObject;
+  };
+}
+
+/**
+ * A write on a record that belongs to one of the resource's records and is listed under it:
+ * POST `<path>/{id}/<under>/{<param>}/<name>` with an empty body, answered 200 with that record.
+ * Its event is `<object>.<happened>`, carrying the record as answered.
+ */
+export interface NestedActionDescriptor {
+  /** The list the record belongs to, e.g. `deliveries`. */
+  under: string;
+  /** The path parameter naming the record, e.g. `delivery_id`. */
+  param: string;
+  /** The path segment after it, e.g. `retry`. */
+  name: string;
+  /** The `object` of the record, e.g. `webhook_delivery`. */
+  object: string;
+  /** For messages and the document, e.g. `webhook delivery`. */
+  label: string;
+  /** The action done, as its event names it (`<object>.<this>`), e.g. `retried`. */
+  happened: string;
+  command: Command;
+  /** The answer: the record after the write. */
+  response: z.ZodType;
+  text: {
+    /** Component schema name of the answer, e.g. `WebhookDelivery`. */
+    component: string;
+    operationId: string;
+    summary: string;
+    description: string;
+    paramDescription: string;
   };
 }

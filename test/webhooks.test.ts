@@ -106,6 +106,40 @@ const createEndpoint = (body: Record<string, unknown>, key?: string) =>
 
 const endpointCount = () => service.count('webhook_endpoints');
 
+/**
+ * The events of one endpoint's history made by the service itself, not a request: the one
+ * `webhook_endpoint.updated` of its disabling, as GET /events answers it.
+ */
+async function disableEventsOf(endpointId: number) {
+  const history = await service.call<{
+    data: {
+      type: string;
+      request_id: string | null;
+      api_key_id: string | null;
+      data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+    }[];
+  }>('GET', `/api/v1/events?object_type=webhook_endpoint&object_id=${endpointId}`);
+  expect(history.status).toBe(200);
+  return history.body.data.filter((event) => event.request_id === null);
+}
+
+/** The endpoint was disabled with exactly one event, carrying it as GET answers it. */
+async function expectOneDisableEvent(endpointId: number) {
+  const events = await disableEventsOf(endpointId);
+  const endpoint = await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${endpointId}`);
+  expect(events).toEqual([
+    {
+      id: expect.stringMatching(/^evt_/),
+      object: 'event',
+      type: 'webhook_endpoint.updated',
+      created_at: expect.any(String),
+      request_id: null,
+      api_key_id: null,
+      data: { object: endpoint.body, previous_attributes: { status: 'enabled' } },
+    },
+  ]);
+}
+
 describe('webhook endpoints', () => {
   test('create answers the secret once; GET never shows it', async () => {
     const answer = await createEndpoint({
@@ -394,6 +428,7 @@ describe('deliveries', () => {
     );
     const deliveries = await deliveriesOf(endpoint.body.id);
     expect(deliveries[1]).toEqual({ event_type: 'donor.created', status: 'failed', attempts: 1 });
+    await expectOneDisableEvent(endpoint.body.id);
     const before = flaky.received.length;
     await newDonor();
     await settle();
@@ -548,5 +583,10 @@ test('an endpoint whose deliveries all failed for 5 days is disabled; one delive
     (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${id}`)).body.status;
   expect(await status(failing.body.id)).toBe('disabled');
   expect(await status(healthy.body.id)).toBe('enabled');
+  await expectOneDisableEvent(failing.body.id);
+  expect(await disableEventsOf(healthy.body.id)).toEqual([]);
+  // Run again, it finds nothing more to disable and records nothing more.
+  expect(await disableFailingEndpoints(service.db)).toBe(0);
+  await expectOneDisableEvent(failing.body.id);
   for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
 });

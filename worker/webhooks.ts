@@ -10,6 +10,7 @@ import {
   orphanedDeliveries,
   type DeliveryRef,
 } from '../common/webhooks/dispatch.js';
+import { disableGoneEndpoint } from '../common/webhooks/health.js';
 import { retrySchedule } from '../common/webhooks/policy.js';
 import {
   createDeliveryQueue,
@@ -94,12 +95,7 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
           next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
           updated_at = now()
       WHERE institution_id = ${institutionId} AND id = ${deliveryId}`);
-    // 410 Gone: the receiver says the endpoint is no more (integration.md §2).
-    if (gone)
-      await tx.query(sql.unsafe`
-        UPDATE webhook_endpoints SET status = 'disabled', updated_at = now()
-        WHERE institution_id = ${institutionId} AND id = ${found.endpoint_id}
-          AND status = 'enabled'`);
+    if (gone) await disableGoneEndpoint(tx, institutionId, found.endpoint_id);
   });
   if (!final) throw new Error(outcome.error ?? 'not delivered');
 }

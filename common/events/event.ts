@@ -48,7 +48,7 @@ export const eventResponse = z.object({
       .record(z.string(), z.unknown())
       .optional()
       .describe(
-        'Updates only: the old values of the fields the update changed (`updated_at` aside). Absent on every other type.',
+        'Updates only (`<object>.updated`, and `award_cycle.status_changed`, which is an update of `status`): the old values of the fields the update changed (`updated_at` aside). Absent on every other type.',
       ),
   }),
 });

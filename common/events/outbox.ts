@@ -13,8 +13,9 @@ export interface WriteEvent {
 export const writeEventOf = (
   command: string,
   job: { requestId: string; apiKeyId: string },
+  previousAttributes: JsonObject | null = null,
 ): WriteEvent => {
-  const { type, objectType } = eventTypeOf(command);
+  const { type, objectType } = eventTypeOf(command, previousAttributes);
   return { type, objectType, requestId: job.requestId, apiKeyId: job.apiKeyId };
 };
 

@@ -305,12 +305,21 @@ function institutionOperation(needs: Needs): JsonSchema {
 
 /** The Events tag: what an event is, and every type with the write that emits it. */
 export function eventsTagDescription(): string {
+  const happened = ({ type, request, changes, consequence }: (typeof eventTypes)[number]) => {
+    const what = type.split('.')[1]!.replaceAll('_', ' ');
+    if (changes)
+      return `${article(request.label)}’s \`${changes}\` changed (instead of \`updated\`)`;
+    if (consequence)
+      return `${article(request.label)} was ${what}, by this write of another record`;
+    return `${article(request.label)} was ${what}`;
+  };
   const types = eventTypes.map(
-    ({ type, request }) =>
-      `| \`${type}\` | ${article(request.label)} was ${type.split('.')[1]!.replaceAll('_', ' ')} | \`${request.method} ${request.path}\` |`,
+    (eventType) =>
+      `| \`${eventType.type}\` | ${happened(eventType)} | \`${eventType.request.method} ${eventType.request.path}\` |`,
   );
   return [
     'Every committed write makes exactly one event, in the same transaction as the write: never a dry run, an idempotent replay or a refused write. `data.object` is the record as the write answered it; an update adds `data.previous_attributes`, the old values of the fields it changed. Events are kept for `EVENT_RETENTION_DAYS` (default 90), then pruned. An institution sees only its own events.',
+    '**One rule for the types.** A write makes one event for the record it writes, named `<object>.<what happened>`; an update that changes `status` where the resource gives that its own type (`award_cycle.status_changed`) is that type, with the same `previous_attributes`, instead of `<object>.updated`. A write also makes one event for each other record whose state it changes in a way the specification names, in the same transaction and with the same `request_id` and `api_key_id`: a gift payment that brings its pledge’s balance to 0 makes `pledge.fulfilled`, whose `data.object` is the pledge as `GET /pledges/{id}` returns it. (Writing off a pledge is the pledge’s own write: `pledge.written_off`.)',
     '| type | what happened | the write |\n|---|---|---|\n' + types.join('\n'),
   ].join('\n\n');
 }

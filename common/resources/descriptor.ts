@@ -85,6 +85,17 @@ export interface ResourceDescriptor extends ResourceIdentity {
    * created: a receipt is `issued` (integration.md §1). Default `created`.
    */
   createdAs?: string;
+  /**
+   * An update that changes `field` is `<object>.<happened>` instead of `<object>.updated`, with
+   * the same `previous_attributes` (integration.md §1: `award_cycle.status_changed`).
+   */
+  updatedAs?: { field: string; happened: string };
+  /**
+   * Events of this resource's records made by another resource's write that changes them in a
+   * way the spec names (a gift payment that brings its pledge's balance to 0:
+   * `pledge.fulfilled`). They commit with that write's own event, with its request and key.
+   */
+  consequences?: readonly ConsequenceDescriptor[];
   /** Lists mounted under the resource's path (before `/{id}`). */
   reports?: readonly ReportDescriptor[];
   /** Writes on one record beyond update and delete: POST `<path>/{id}/<name>`. */
@@ -193,4 +204,12 @@ export interface NestedActionDescriptor {
     description: string;
     paramDescription: string;
   };
+}
+
+/** An event of a record made by a write of another record (see `consequences`). */
+export interface ConsequenceDescriptor {
+  /** `<object>.<this>`, e.g. `fulfilled`. */
+  happened: string;
+  /** The write that makes it, for the document: e.g. `POST /api/v1/gifts` (a payment). */
+  by: { method: 'POST' | 'PATCH' | 'DELETE'; path: string };
 }

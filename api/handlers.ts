@@ -1,3 +1,4 @@
+import { deliveryExists, webhookAttemptList } from '../common/webhooks/attempts.js';
 import type { RequestHandler, Response } from 'express';
 import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
@@ -132,6 +133,41 @@ export function childListHandler(
       where: child.list.where
         ? sql.fragment`${child.list.where} AND ${child.ofParent(id)}`
         : child.ofParent(id),
+    };
+    const context = {
+      institutionId,
+      secret: cursors.secret,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    };
+    const request = parseListRequest(spec, req.query, context);
+    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
+  };
+}
+
+/**
+ * GET /webhook-endpoints/{id}/deliveries/{delivery_id}/attempts: one delivery's attempts, 404
+ * when the endpoint or the delivery is not the caller's. The endpoint is the delivery's own, so
+ * a cursor of one delivery is refused on another's.
+ */
+export function deliveryAttemptListHandler(
+  pool: DatabasePool,
+  cursors: CursorSettings,
+): RequestHandler {
+  return async (req, res) => {
+    const institutionId = res.locals.principal.institution.id;
+    const endpointId = pathId({ params: { id: String(req.params.id) }, body: {} });
+    const deliveryId = pathId({ params: { id: String(req.params.delivery_id) }, body: {} });
+    const found =
+      endpointId !== null &&
+      deliveryId !== null &&
+      (await deliveryExists(pool, institutionId, endpointId, deliveryId));
+    if (!found || deliveryId === null) throw errors.notFound('webhook delivery');
+    const spec = {
+      ...webhookAttemptList,
+      endpoint: webhookAttemptList.endpoint
+        .replace(':id', String(endpointId))
+        .replace(':delivery_id', String(deliveryId)),
+      where: sql.fragment`delivery_id = ${deliveryId}`,
     };
     const context = {
       institutionId,

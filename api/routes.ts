@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
+import { webhookAttemptList } from '../common/webhooks/attempts.js';
 import { webhookDeliveriesOfEndpoint, webhookDeliveryList } from '../common/webhooks/deliveries.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
@@ -9,6 +10,7 @@ import type { ResourceDescriptor } from '../common/resources/descriptor.js';
 import { resources } from '../common/resources/index.js';
 import {
   childListHandler,
+  deliveryAttemptListHandler,
   listHandler,
   readHandler,
   retrieveEventHandler,
@@ -123,6 +125,10 @@ const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
   route('get', '/webhook-endpoints/:id/deliveries', {
     handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
     doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
+  }),
+  route('get', '/webhook-endpoints/:id/deliveries/:delivery_id/attempts', {
+    handler: deliveryAttemptListHandler(pool, cursors),
+    doc: { kind: 'webhook-attempt-list', list: webhookAttemptList },
   }),
 ];
 

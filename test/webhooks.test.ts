@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { waitFor } from './helpers/wait.js';
@@ -412,6 +413,46 @@ describe('deliveries', () => {
     );
     expect(theirs.status).toBe(404);
 
+    // Every attempt, newest first, on the cursor engine.
+    const attemptsPath = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries/${listed.body.data[0]!.id as number}/attempts`;
+    const firstPage = await service.call<{
+      data: Record<string, unknown>[];
+      has_more: boolean;
+      next_cursor: string | null;
+    }>('GET', `${attemptsPath}?limit=2`);
+    expect(firstPage.status).toBe(200);
+    expect(firstPage.body.has_more).toBe(true);
+    const secondPage = await service.call<{ data: Record<string, unknown>[]; has_more: boolean }>(
+      'GET',
+      `${attemptsPath}?limit=2&starting_after=${firstPage.body.next_cursor}`,
+    );
+    expect(secondPage.body.has_more).toBe(false);
+    const attempts = [...firstPage.body.data, ...secondPage.body.data];
+    expect(attempts).toEqual(
+      [
+        [200, null],
+        [302, 'HTTP 302'],
+        [500, 'HTTP 500'],
+      ].map(([statusCode, error]) => ({
+        id: expect.any(Number),
+        object: 'webhook_delivery_attempt',
+        status_code: statusCode,
+        duration_ms: expect.any(Number),
+        error,
+        started_at: expect.any(String),
+      })),
+    );
+    const startedAt = attempts.map((attempt) => String(attempt.started_at));
+    expect([...startedAt].sort().reverse()).toEqual(startedAt);
+    for (const [key, path] of [
+      [other.key, attemptsPath],
+      [undefined, attemptsPath.replace(/deliveries\/\d+/, 'deliveries/999999')],
+    ] as const) {
+      const refused = await service.call<{ error: { code: string } }>('GET', path, { key });
+      expect(refused.status).toBe(404);
+      expect(refused.body.error.code).toBe('resource_not_found');
+    }
+
     flaky.answers.push(410);
     await newDonor();
     await waitFor(
@@ -589,4 +630,43 @@ test('an endpoint whose deliveries all failed for 5 days is disabled; one delive
   expect(await disableFailingEndpoints(service.db)).toBe(0);
   await expectOneDisableEvent(failing.body.id);
   for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+});
+
+test('deliveries and attempts older than the events’ retention are pruned; newer ones and pending ones stay', async () => {
+  const endpoint = await createEndpoint({ url: 'https://localhost:1/old', enabled_events: ['*'] });
+  const institutionId = service.tenant.institutionId;
+  const insertDelivery = (eventId: string, status: string, age: string) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                      attempts, created_at, updated_at)
+      VALUES (${institutionId}, ${endpoint.body.id}, ${eventId}, 'donor.created', ${status}, 1,
+              now() - ${age}::interval, now() - ${age}::interval)
+      RETURNING id`);
+  const old = await insertDelivery('evt_prune_old', 'failed', '100 days');
+  const stillPending = await insertDelivery('evt_prune_pending', 'pending', '100 days');
+  const recent = await insertDelivery('evt_prune_recent', 'delivered', '1 day');
+  for (const [deliveryId, age] of [
+    [old, '100 days'],
+    [recent, '100 days'],
+    [recent, '1 day'],
+  ] as const)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_delivery_attempts (institution_id, delivery_id, status_code,
+                                             duration_ms, error, started_at)
+      VALUES (${institutionId}, ${deliveryId}, 500, 3, 'HTTP 500', now() - ${age}::interval)`);
+
+  await pruneDeliveries(service.db, 90);
+  const left = await service.db.anyFirst(sql.type(z.object({ id: z.number() }))`
+    SELECT id FROM webhook_deliveries
+    WHERE endpoint_id = ${endpoint.body.id} AND event_id LIKE 'evt_prune_%' ORDER BY id`);
+  expect(left).toEqual([stillPending, recent]);
+  const attemptsLeft = await service.db.anyFirst(sql.type(z.object({ id: z.number() }))`
+    SELECT delivery_id AS id FROM webhook_delivery_attempts
+    WHERE delivery_id IN (${old}, ${recent}) AND now() - started_at > interval '2 days'`);
+  expect(attemptsLeft).toEqual([]);
+  expect(
+    await service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int FROM webhook_delivery_attempts WHERE delivery_id = ${recent}`),
+  ).toBe(1);
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });

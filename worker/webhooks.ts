@@ -10,6 +10,7 @@ import {
   orphanedDeliveries,
   type DeliveryRef,
 } from '../common/webhooks/dispatch.js';
+import { recordAttempt } from '../common/webhooks/attempts.js';
 import { disableGoneEndpoint } from '../common/webhooks/health.js';
 import { retrySchedule } from '../common/webhooks/policy.js';
 import {
@@ -61,6 +62,7 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
   const attempt = job.attemptsMade + 1;
   const last = attempt >= (job.opts.attempts ?? 1);
   let outcome: Attempt;
+  const startedAt = new Date();
   if (found.endpoint_status !== 'enabled') {
     outcome = { statusCode: null, error: 'the endpoint is disabled', durationMs: 0 };
   } else {
@@ -95,6 +97,7 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
           next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
           updated_at = now()
       WHERE institution_id = ${institutionId} AND id = ${deliveryId}`);
+    await recordAttempt(tx, job.data, startedAt, outcome);
     if (gone) await disableGoneEndpoint(tx, institutionId, found.endpoint_id);
   });
   if (!final) throw new Error(outcome.error ?? 'not delivered');

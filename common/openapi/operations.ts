@@ -2,6 +2,7 @@ import type { JsonObject } from '../json.js';
 import type { z } from 'zod';
 import { eventResponse } from '../events/event.js';
 import { eventTypes } from '../events/types.js';
+import { webhookDeliveryAttemptResponse } from '../webhooks/attempts.js';
 import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
@@ -372,7 +373,7 @@ function webhookDeliveryListOperation(
     operationId: 'listWebhookDeliveries',
     summary: 'List a webhook endpoint’s deliveries',
     description: [
-      'One row per event sent (or to be sent) to the endpoint, newest first, with its latest attempt: `attempts`, `status_code`, `duration_ms`, `error` and `next_attempt_at`. An endpoint of another institution is as absent as a missing one (404).',
+      'One row per event sent (or to be sent) to the endpoint, newest first, with its latest attempt: `attempts`, `status_code`, `duration_ms`, `error` and `next_attempt_at` (every attempt: `GET /webhook-endpoints/{id}/deliveries/{delivery_id}/attempts`). An endpoint of another institution is as absent as a missing one (404).',
       'Cursor pagination: see the introduction.',
     ].join('\n\n'),
     tags: ['Webhook endpoints'],
@@ -383,6 +384,52 @@ function webhookDeliveryListOperation(
     ],
     responses: {
       '200': success('One page of the list.', schemaRef('WebhookDeliveryList')),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          'invalid_cursor',
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+function webhookAttemptListOperation(
+  { list }: Extract<EndpointDoc, { kind: 'webhook-attempt-list' }>,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set('WebhookDeliveryAttempt', webhookDeliveryAttemptResponse);
+  needs.responses.set(
+    'WebhookDeliveryAttemptList',
+    listEnvelope(list.endpoint, webhookDeliveryAttemptResponse),
+  );
+  return {
+    operationId: 'listWebhookDeliveryAttempts',
+    summary: 'List a webhook delivery’s attempts',
+    description: [
+      'Every attempt of one delivery, newest first: `status_code`, `duration_ms`, `error` and `started_at`. Kept for `EVENT_RETENTION_DAYS`, as the events are. An endpoint or delivery of another institution is as absent as a missing one (404).',
+      'Cursor pagination: see the introduction. A cursor belongs to its delivery.',
+    ].join('\n\n'),
+    tags: ['Webhook endpoints'],
+    parameters: [
+      idPathParameter('webhook endpoint'),
+      {
+        name: 'delivery_id',
+        in: 'path',
+        required: true,
+        description: 'The delivery’s id, as the endpoint’s deliveries list gives it.',
+        schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        example: 1,
+      },
+      ...pageParameters,
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef('WebhookDeliveryAttemptList')),
       ...errorResponses(
         [
           'invalid_parameter',
@@ -650,6 +697,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return eventRetrieveOperation(needs);
     case 'webhook-delivery-list':
       return webhookDeliveryListOperation(route.doc, needs);
+    case 'webhook-attempt-list':
+      return webhookAttemptListOperation(route.doc, needs);
     case 'nested-action':
       return nestedActionOperation(route.doc.resource, route.doc.action, needs);
   }

@@ -32,6 +32,7 @@ export type EndpointDoc =
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }
   | { kind: 'webhook-delivery-list'; list: ListDoc }
+  | { kind: 'webhook-attempt-list'; list: ListDoc }
   | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';

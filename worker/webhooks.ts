@@ -4,6 +4,7 @@ import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { retrieveEvent } from '../common/events/event.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetrics } from '../common/metrics.js';
 import type { RedisSettings } from '../common/redis.js';
 import {
   dispatchEvents,
@@ -48,7 +49,11 @@ const target = z.object({
 });
 
 /** One attempt of one delivery; throws to have the queue retry it on the schedule. */
-async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void> {
+async function deliver(
+  pool: DatabasePool,
+  job: Job<DeliveryRef>,
+  metrics?: WorkerMetrics,
+): Promise<void> {
   const { institutionId, deliveryId } = job.data;
   const found = await pool.maybeOne(sql.type(target)`
     SELECT d.event_id, d.status, w.url, w.status AS endpoint_status, w.id AS endpoint_id,
@@ -100,6 +105,9 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
     await recordAttempt(tx, job.data, startedAt, outcome);
     if (gone) await disableGoneEndpoint(tx, institutionId, found.endpoint_id);
   });
+  metrics?.webhookDeliveries.inc({
+    outcome: delivered ? 'delivered' : final ? 'gave_up' : 'failed_attempt',
+  });
   if (!final) throw new Error(outcome.error ?? 'not delivered');
 }
 
@@ -112,12 +120,13 @@ export async function startWebhooks(
   connection: RedisSettings,
   prefix: string,
   logger: Logger,
+  metrics?: WorkerMetrics,
 ) {
   const queue = createDeliveryQueue(connection, prefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     WEBHOOK_QUEUE,
-    (job) => deliver(pool, job),
+    (job) => deliver(pool, job, metrics),
     {
       connection,
       prefix,

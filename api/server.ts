@@ -61,7 +61,6 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     workers,
   });
   const app = createApp({
-    deliveries,
     pool,
     recentKeys,
     redis,

@@ -21,6 +21,8 @@ import './locals.js';
 
 export interface AppDeps {
   pool: DatabasePool;
+  /** Lists and retrievals read here (api/routes.ts): a replica's pool, or `pool` itself. */
+  readPool: DatabasePool;
   /** Keys confirmed in the last seconds, shared with the gateway (which forgets revoked ones). */
   recentKeys: RecentKeys;
   redis: Redis;

@@ -37,7 +37,10 @@ interface Endpoint {
 }
 
 export interface RouteDeps {
+  /** The primary: writes, their checks, and anything a POST reads. */
   pool: DatabasePool;
+  /** Where lists and retrievals (GET) read: DATABASE_READ_URL's pool, else the primary's. */
+  readPool: DatabasePool;
   gateway: WriteGateway;
   cursors: CursorSettings;
 }
@@ -137,6 +140,15 @@ const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
  * under /api/v1.
  */
 export function apiRoutes(deps: RouteDeps): Route[] {
+  // The one place that routes reads: every GET takes its handler from the same table built on
+  // the read pool. Writes and dry runs, and what a POST reads, stay on the primary.
+  if (deps.readPool === deps.pool) return routesOn(deps);
+  const reading = routesOn({ ...deps, pool: deps.readPool });
+  return routesOn(deps).map((route, index) => (route.method === 'get' ? reading[index]! : route));
+}
+
+/** The route table, every handler on `deps.pool`. */
+function routesOn(deps: RouteDeps): Route[] {
   const institution: Endpoint = {
     handler: readHandler(async (res) => {
       const row = await findInstitution(deps.pool, res.locals.principal.institution.id);
@@ -168,6 +180,7 @@ export function routeTable(): DocumentedRoute[] {
   );
   const deps = {
     pool: unusable,
+    readPool: unusable,
     gateway: unusable,
     cursors: unusable,
   } as RouteDeps;

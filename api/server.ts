@@ -29,6 +29,12 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',
   });
+  const readPool = config.DATABASE_READ_URL
+    ? await createDatabasePool(config.DATABASE_READ_URL, {
+        maxPoolSize: config.DATABASE_POOL_SIZE,
+        applicationName: 'dgs-api-read',
+      })
+    : pool;
   const redis = createRedis(config.REDIS_URL, 'request');
   const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
   // A connection of its own: a subscribed connection takes no other command.
@@ -62,6 +68,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   });
   const app = createApp({
     pool,
+    readPool,
     recentKeys,
     redis,
     workers,
@@ -96,6 +103,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       await deliveries.close();
       redis.disconnect();
       await pool.end();
+      if (readPool !== pool) await readPool.end();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETRY_SCHEDULE } from './webhooks/policy.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT_MS } from './webhooks/policy.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -17,6 +17,17 @@ const commaList = z
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.url(),
+  /**
+   * Optional: a direct connection to the same database for migrations (`npm run migrate`), whose
+   * session advisory lock a transaction-mode pooler such as PgBouncer cannot keep. Unset:
+   * DATABASE_URL.
+   */
+  DATABASE_MIGRATION_URL: z.url().optional(),
+  /**
+   * Optional: a read replica (or a pooler in front of one). Lists and retrievals (GET) read from
+   * it; writes, dry runs and their checks stay on DATABASE_URL. Unset: everything on DATABASE_URL.
+   */
+  DATABASE_READ_URL: z.url().optional(),
   REDIS_URL: z.url().refine((url) => /^rediss?:\/\//.test(url), {
     message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
   }),
@@ -84,6 +95,8 @@ const configSchema = z.object({
         .min(1)
         .max(20),
     ),
+  /** How long a webhook attempt waits for an answer (integration.md §2: 10 s); tests shorten it. */
+  WEBHOOK_TIMEOUT_MS: positiveInt(DEFAULT_TIMEOUT_MS),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

@@ -54,7 +54,10 @@ async function checkPostgres(databaseUrl: string): Promise<void> {
     await client.connect();
   } catch (error) {
     const code = codeOf(error);
-    if (code === '3D000')
+    // PgBouncer reports the server's refusal of a database it does not have as 08P01.
+    const noDatabase =
+      code === '3D000' || (code === '08P01' && /database ".*" does not exist/.test(String(error)));
+    if (noDatabase)
       throw new StartupError(
         `PostgreSQL at ${where} has no database "${database}": create it (createdb ${database}), then run \`npm run migrate\`.`,
       );

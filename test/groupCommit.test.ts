@@ -205,3 +205,45 @@ test('two deliveries of one write committed together: it is written once, and bo
   expect(await receiptText(key)).toBe(JSON.stringify(first.body));
   expect(await count(sql.fragment`SELECT 1 FROM events WHERE data->>'subject' = ${key}`)).toBe(1);
 });
+
+test('creates from two institutions at once never share a transaction: each institution has its own', async () => {
+  const ours = Array.from({ length: 6 }, (_, index) => `mixed-ours-${index}`);
+  const theirs = Array.from({ length: 6 }, (_, index) => `mixed-theirs-${index}`);
+  const responses = await behindAHeldRow(ours.length + theirs.length + 1, () =>
+    Promise.all([
+      ...ours.map((key) => postGift(key, donorId)),
+      ...theirs.map((key) => postGift(key, otherDonorId, other.key)),
+    ]),
+  );
+  expect(responses.map((response) => response.status)).toEqual(
+    Array<number>(ours.length + theirs.length).fill(201),
+  );
+
+  // xmin: the transaction that wrote a row. A create writes its gift, its receipt and its event.
+  const institutions = sql.join(
+    [service.tenant.institutionId, other.institutionId],
+    sql.fragment`, `,
+  );
+  const rows = await service.db.any(sql.type(
+    z.object({ institution_id: z.number(), transaction: z.string() }),
+  )`
+    SELECT institution_id, xmin::text AS transaction FROM gifts
+    WHERE institution_id IN (${institutions}) AND subject LIKE 'mixed-%'
+    UNION ALL
+    SELECT institution_id, xmin::text FROM write_receipts
+    WHERE institution_id IN (${institutions}) AND key LIKE 'mixed-%'
+    UNION ALL
+    SELECT institution_id, xmin::text FROM events
+    WHERE institution_id IN (${institutions}) AND data->>'subject' LIKE 'mixed-%'`);
+  expect(rows).toHaveLength(3 * (ours.length + theirs.length));
+  const transactionsOf = (institutionId: number) =>
+    new Set(
+      rows.filter((row) => row.institution_id === institutionId).map((row) => row.transaction),
+    );
+  const oursTransactions = transactionsOf(service.tenant.institutionId);
+  const theirsTransactions = transactionsOf(other.institutionId);
+  expect([...oursTransactions].filter((xid) => theirsTransactions.has(xid))).toEqual([]);
+  // They were committed in groups all the same: fewer transactions than creates on each side.
+  expect(oursTransactions.size).toBeLessThan(ours.length);
+  expect(theirsTransactions.size).toBeLessThan(theirs.length);
+});

@@ -29,7 +29,8 @@ beforeAll(async () => {
 afterAll(async () => {
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${emptyDatabase}`);
+  // FORCE: a pooler between the service and the server (PgBouncer) may still hold connections to it.
+  await admin.query(`DROP DATABASE IF EXISTS ${emptyDatabase} WITH (FORCE)`);
   await admin.end();
   await service?.close();
 });

@@ -248,7 +248,9 @@ describe('Redis unreachable', () => {
 describe('Postgres unreachable', () => {
   let service: TestService;
   const proxy = new TcpProxy(
-    Number(new URL(process.env.TEST_DATABASE_URL ?? 'postgres://x@127.0.0.1:5432').port || 5432),
+    Number(
+      new URL(process.env.TEST_SERVICE_DATABASE_URL ?? 'postgres://x@127.0.0.1:5432').port || 5432,
+    ),
   );
   beforeAll(async () => {
     await proxy.start();

@@ -17,10 +17,11 @@ interface Pending {
 /** Receipts in one order in every batch, so that two batches never wait on each other's keys. */
 const byReceipt = (a: Pending, b: Pending) => {
   const [x, y] = [a.item.receipt, b.item.receipt];
-  if (x.institutionId !== y.institutionId) return x.institutionId - y.institutionId;
   if (x.source !== y.source) return x.source < y.source ? -1 : 1;
   return x.key < y.key ? -1 : x.key > y.key ? 1 : 0;
 };
+
+const institutionOf = (pending: Pending) => pending.item.receipt.institutionId;
 
 /**
  * Group commit for the worker's single-statement creates (runWrite): the creates of jobs that
@@ -31,6 +32,10 @@ const byReceipt = (a: Pending, b: Pending) => {
  * per create in `npm run bench:writes`. When a batch fails, each of its creates is tried alone,
  * so a refusal (a donor that is gone, a key already used) or any other failure reaches only the
  * create it concerns.
+ *
+ * A batch holds one institution's creates only: the oldest waiting create's institution goes
+ * next, with up to `maxBatch` of its creates. On PostgreSQL distributed by institution (Citus,
+ * docs/scaling.md) a batch is then a transaction on one shard, never one across shards.
  */
 export class GroupCommit {
   private readonly waiting: Pending[] = [];
@@ -53,13 +58,27 @@ export class GroupCommit {
 
   private next(): void {
     while (this.inFlight < this.maxInFlight && this.waiting.length) {
-      const batch = this.waiting.splice(0, this.maxBatch).sort(byReceipt);
+      const batch = this.takeBatch();
       this.inFlight += 1;
       void this.run(batch).finally(() => {
         this.inFlight -= 1;
         this.next();
       });
     }
+  }
+
+  /** The oldest waiting create and its institution's next ones, in arrival order otherwise. */
+  private takeBatch(): Pending[] {
+    const institutionId = institutionOf(this.waiting[0]!);
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    for (const pending of this.waiting) {
+      if (batch.length < this.maxBatch && institutionOf(pending) === institutionId)
+        batch.push(pending);
+      else rest.push(pending);
+    }
+    this.waiting.splice(0, this.waiting.length, ...rest);
+    return batch.sort(byReceipt);
   }
 
   private async run(batch: Pending[]): Promise<void> {

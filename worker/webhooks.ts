@@ -120,6 +120,7 @@ export async function startWebhooks(
   connection: RedisSettings,
   prefix: string,
   logger: Logger,
+  lockDurationMs: number,
   metrics?: WorkerMetrics,
 ) {
   const queue = createDeliveryQueue(connection, prefix);
@@ -131,6 +132,12 @@ export async function startWebhooks(
       connection,
       prefix,
       concurrency: DELIVERY_CONCURRENCY,
+      // As for writes (worker/worker.ts): a dead worker's deliveries move to another after the
+      // lock duration, not after BullMQ's default 30 s plus its check interval; a job run again
+      // finds its delivery settled, or sends it again (at least once, same webhook-id).
+      lockDuration: lockDurationMs,
+      stalledInterval: lockDurationMs,
+      maxStalledCount: 5,
       settings: {
         backoffStrategy: (attemptsMade, _type, _error, job) =>
           retryDelayMs(String(job?.id), attemptsMade),

@@ -76,6 +76,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     redisOptions(config.REDIS_URL, 'blocking'),
     config.QUEUE_PREFIX,
     logger,
+    config.WORKER_LOCK_DURATION_MS,
     metrics,
   );
   const metricsServer = config.WORKER_METRICS_PORT

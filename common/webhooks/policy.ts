@@ -9,24 +9,36 @@ interface WebhookPolicy {
   allowedHosts: ReadonlySet<string>;
   /** Seconds to wait before each retry; its length is the number of retries. */
   retrySchedule: readonly number[];
+  /** How long an attempt waits for the receiver's answer. */
+  timeoutMs: number;
 }
 
 /** integration.md §2: about 3 days in all. */
 export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000, 36000];
+/** integration.md §2: a 2xx within this is a delivery. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
 
-let policy: WebhookPolicy = { allowedHosts: new Set(), retrySchedule: DEFAULT_RETRY_SCHEDULE };
+let policy: WebhookPolicy = {
+  allowedHosts: new Set(),
+  retrySchedule: DEFAULT_RETRY_SCHEDULE,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+};
 
 export function setWebhookPolicy(config: {
   WEBHOOK_ALLOWED_HOSTS: readonly string[];
   WEBHOOK_RETRY_SCHEDULE: readonly number[];
+  WEBHOOK_TIMEOUT_MS: number;
 }): void {
   policy = {
     allowedHosts: new Set(config.WEBHOOK_ALLOWED_HOSTS.map((host) => host.toLowerCase())),
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
   };
 }
 
 export const retrySchedule = (): readonly number[] => policy.retrySchedule;
+
+export const deliveryTimeoutMs = (): number => policy.timeoutMs;
 
 /** The operator allowed this url's host (with or without its port) for development or tests. */
 export function isAllowedHost(url: URL): boolean {

@@ -3,10 +3,13 @@ import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { isAllowedHost, isPublicAddress, literalAddress, urlProblem } from './policy.js';
-
-/** integration.md §2: a 2xx within this is a delivery. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+import {
+  deliveryTimeoutMs,
+  isAllowedHost,
+  isPublicAddress,
+  literalAddress,
+  urlProblem,
+} from './policy.js';
 
 export interface Attempt {
   /** The answer's status, or null when there was none (refused, timed out, not allowed). */
@@ -57,6 +60,8 @@ export async function sendWebhook(
   const problem = urlProblem(rawUrl);
   if (problem) return done(null, `url ${problem}`);
   const url = new URL(rawUrl);
+  const timeoutMs = deliveryTimeoutMs();
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const target = await resolveTarget(url);
     const pinned: LookupFunction = (_host, options, callback) => {
@@ -72,7 +77,7 @@ export async function sendWebhook(
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': 'donor-gift-service-webhooks',
       },
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      signal: timeout,
     };
     const statusCode = await new Promise<number>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -87,12 +92,13 @@ export async function sendWebhook(
     });
     return done(statusCode, statusCode >= 200 && statusCode < 300 ? null : `HTTP ${statusCode}`);
   } catch (error) {
-    const message =
-      error instanceof Error && error.name === 'AbortError'
-        ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
-        : error instanceof Error
-          ? error.message
-          : String(error);
+    // The signal says whether the time ran out: the error's class is no guide, as an error made
+    // in another realm (a test's VM context) fails `instanceof Error`.
+    const message = timeout.aborted
+      ? `no answer within ${timeoutMs / 1000} s`
+      : typeof (error as { message?: unknown } | null)?.message === 'string'
+        ? (error as { message: string }).message
+        : String(error);
     return done(null, message.slice(0, 500));
   }
 }

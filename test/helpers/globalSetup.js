@@ -72,15 +72,25 @@ export default async function globalSetup() {
   process.stdout.write(
     `\nTests use ${services.summary} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
   );
+  // DATABASE_URL with DATABASE_MIGRATION_URL: the service goes through a pooler such as PgBouncer
+  // (DATABASE_URL), while the tests create, migrate and drop their databases on the same server
+  // directly (DATABASE_MIGRATION_URL), as an operator's migrations do.
+  const direct =
+    process.env.DATABASE_URL && process.env.DATABASE_MIGRATION_URL
+      ? process.env.DATABASE_MIGRATION_URL
+      : services.databaseUrl;
+  if (direct !== services.databaseUrl)
+    process.stdout.write(`The service goes through DATABASE_URL; the tests' own setup does not.\n`);
   const runId = randomBytes(4).toString('hex');
   const template = `dgs_test_${runId}_template`;
   try {
-    await migratedTemplate(services.databaseUrl, template);
+    await migratedTemplate(direct, template);
   } catch (error) {
     await services.stop();
     throw error;
   }
-  process.env.TEST_DATABASE_URL = services.databaseUrl;
+  process.env.TEST_DATABASE_URL = direct;
+  process.env.TEST_SERVICE_DATABASE_URL = services.databaseUrl;
   process.env.TEST_REDIS_URL = services.redisUrl;
   process.env.TEST_RUN_ID = runId;
   process.env.TEST_TEMPLATE_DATABASE = template;

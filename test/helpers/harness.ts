@@ -65,7 +65,11 @@ const env = (name: string) => {
   return value;
 };
 
-async function createDatabase(): Promise<{ name: string; url: string }> {
+/**
+ * A new database: `url` reaches it directly, `serviceUrl` the way the service does (the same,
+ * unless the suite runs through a pooler: see globalSetup.js).
+ */
+async function createDatabase(): Promise<{ name: string; url: string; serviceUrl: string }> {
   const baseUrl = env('TEST_DATABASE_URL');
   const name = `dgs_test_${env('TEST_RUN_ID')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -75,7 +79,11 @@ async function createDatabase(): Promise<{ name: string; url: string }> {
   } finally {
     await admin.end();
   }
-  return { name, url: databaseUrlFor(baseUrl, name) };
+  return {
+    name,
+    url: databaseUrlFor(baseUrl, name),
+    serviceUrl: databaseUrlFor(process.env.TEST_SERVICE_DATABASE_URL ?? baseUrl, name),
+  };
 }
 
 async function dropDatabase(name: string): Promise<void> {
@@ -114,7 +122,8 @@ export async function startTestService(
   const database = await createDatabase();
   const config = loadConfig({
     PORT: '0',
-    DATABASE_URL: options.serviceDatabaseUrl?.(database.url) ?? database.url,
+    DATABASE_URL: options.serviceDatabaseUrl?.(database.serviceUrl) ?? database.serviceUrl,
+    DATABASE_MIGRATION_URL: database.url,
     REDIS_URL: env('TEST_REDIS_URL'),
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     QUEUE_PREFIX: `dgs-test-${randomBytes(6).toString('hex')}`,

@@ -23,6 +23,10 @@ export const configEnv = (
   PATH: process.env.PATH ?? '',
   PORT: '0',
   DATABASE_URL: config.DATABASE_URL,
+  ...(config.DATABASE_MIGRATION_URL
+    ? { DATABASE_MIGRATION_URL: config.DATABASE_MIGRATION_URL }
+    : {}),
+  ...(config.DATABASE_READ_URL ? { DATABASE_READ_URL: config.DATABASE_READ_URL } : {}),
   REDIS_URL: config.REDIS_URL,
   CURSOR_SECRET: config.CURSOR_SECRET,
   QUEUE_PREFIX: config.QUEUE_PREFIX,

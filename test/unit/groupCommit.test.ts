@@ -55,13 +55,14 @@ test('creates that arrive while a statement runs go out together in the next one
   expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(keys);
 });
 
-test('a statement holds its creates in one order of receipt, so that two statements never wait on each other', async () => {
+test("a statement holds one institution's creates, in one order of receipt, so that two statements never wait on each other", async () => {
   const statement = fakeStatement();
   const group = new GroupCommit(statement.insert);
   const items = [create('first'), create('b', 2), create('c'), create('a', 2), create('a')];
   const outcomes = await Promise.all(items.map((item) => group.commit(item)));
 
-  expect(statement.calls).toEqual([['first'], ['a', 'c', 'a', 'b']]);
+  // One institution a statement: the oldest waiting create's (2) goes first.
+  expect(statement.calls).toEqual([['first'], ['a', 'b'], ['a', 'c']]);
   // Answers still reach the create that asked.
   expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(['first', 'b', 'c', 'a', 'a']);
 });
@@ -113,4 +114,25 @@ test('a statement carries at most maxBatch creates, and at most maxInFlight stat
   expect(statement.calls.flat().sort()).toEqual(keys);
   expect(mostRunning).toBe(2);
   expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(keys);
+});
+
+test('creates of two institutions never share a statement, and each institution keeps its order of arrival', async () => {
+  const statement = fakeStatement();
+  const group = new GroupCommit(statement.insert, () => {}, 1, 3);
+  const items = [
+    create('x0', 1),
+    create('y1', 2),
+    create('x1', 1),
+    create('y2', 2),
+    create('x2', 1),
+    create('x3', 1),
+    create('x4', 1),
+    create('y3', 2),
+  ];
+  const outcomes = await Promise.all(items.map((item) => group.commit(item)));
+
+  expect(statement.calls).toEqual([['x0'], ['y1', 'y2', 'y3'], ['x1', 'x2', 'x3'], ['x4']]);
+  expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(
+    items.map((item) => item.receipt.key),
+  );
 });

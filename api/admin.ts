@@ -17,6 +17,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Request, type RequestHandler } from 'express';
 import { ApiError } from '../common/errors.js';
 import type { WriteQueue } from '../common/queue.js';
+import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -24,6 +25,8 @@ export interface AdminDashboardOptions {
   /** ADMIN_TOKEN: at least 16 characters. */
   token: string;
   queue: WriteQueue;
+  /** The webhook deliveries, shown beside the writes. */
+  webhookQueue: DeliveryQueue;
 }
 
 const unauthorized = () =>
@@ -86,7 +89,7 @@ const servedFromHere: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function adminDashboard({ token, queue }: AdminDashboardOptions): Router {
+export function adminDashboard({ token, queue, webhookQueue }: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
@@ -94,6 +97,11 @@ export function adminDashboard({ token, queue }: AdminDashboardOptions): Router 
       new BullMQAdapter(queue, {
         readOnlyMode: true,
         description: 'Writes waiting for, held by, or finished by a worker',
+      }),
+      new BullMQAdapter(webhookQueue, {
+        readOnlyMode: true,
+        description:
+          'Webhook deliveries: sends waiting, delayed until their next retry, finished, or failed for good',
       }),
     ],
     serverAdapter: board,

@@ -43,8 +43,16 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   // Subscribed before the first job is queued, so no reply can come first.
   await Promise.all([queue.waitUntilReady(), replies.start()]);
 
-  const metrics = createApiMetrics(pool, () =>
-    queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+  // The webhooks queue, for the metrics and the queue board; the API queues nothing on it.
+  const deliveries = createDeliveryQueue(
+    redisOptions(config.REDIS_URL, 'request'),
+    config.QUEUE_PREFIX,
+  );
+  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
+  const metrics = createApiMetrics(
+    pool,
+    () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+    () => deliveries.getJobCounts('waiting', 'delayed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
   const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
@@ -58,13 +66,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
-  const deliveries = createDeliveryQueue(
-    redisOptions(config.REDIS_URL, 'request'),
-    config.QUEUE_PREFIX,
-  );
-  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const app = createApp({
-    deliveries,
     pool,
     readPool,
     recentKeys,
@@ -75,7 +77,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metrics,
     metricsToken: config.METRICS_TOKEN ?? null,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
-    admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queue } : null,
+    admin: config.ADMIN_TOKEN
+      ? { token: config.ADMIN_TOKEN, queue, webhookQueue: deliveries }
+      : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });
   const server = createServer(app);

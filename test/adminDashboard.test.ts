@@ -98,7 +98,7 @@ describe('with ADMIN_TOKEN', () => {
     }
   });
 
-  test('the dashboard shows the write queue and the jobs the worker finished, read-only', async () => {
+  test('the dashboard shows the write queue, with the jobs the worker finished, and the webhooks queue, read-only', async () => {
     const created = await guarded.call('POST', '/api/v1/funds', {
       body: { name: 'Library Fund', code: 'LIB-DASH' },
     });
@@ -118,8 +118,9 @@ describe('with ADMIN_TOKEN', () => {
         jobs: { data: { command?: string } }[];
       }[];
     };
-    expect(body.queues.map((queue) => queue.name)).toEqual(['writes']);
-    const [writes] = body.queues;
+    expect(body.queues.map((queue) => queue.name)).toEqual(['writes', 'webhooks']);
+    const [writes, webhooks] = body.queues;
+    expect(webhooks!.readOnlyMode).toBe(true);
     expect(writes!.readOnlyMode).toBe(true);
     expect(writes!.counts.completed).toBeGreaterThanOrEqual(1);
     expect(writes!.jobs.length).toBeGreaterThanOrEqual(1);

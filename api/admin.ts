@@ -17,6 +17,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Request, type RequestHandler } from 'express';
 import { ApiError } from '../common/errors.js';
 import type { WriteQueue } from '../common/queue.js';
+import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -25,6 +26,8 @@ export interface AdminDashboardOptions {
   token: string;
   /** The write queues: one, or one per shard (WRITE_QUEUE_SHARDS). */
   queues: readonly WriteQueue[];
+  /** The webhook deliveries, shown beside the writes. */
+  webhookQueue: DeliveryQueue;
 }
 
 const unauthorized = () =>
@@ -87,20 +90,27 @@ const servedFromHere: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function adminDashboard({ token, queues }: AdminDashboardOptions): Router {
+export function adminDashboard({ token, queues, webhookQueue }: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
-    queues: queues.map(
-      (queue) =>
-        new BullMQAdapter(queue, {
-          readOnlyMode: true,
-          description:
-            queues.length === 1
-              ? 'Writes waiting for, held by, or finished by a worker'
-              : `Writes of the institutions of shard ${queue.name}: waiting for, held by, or finished by a worker`,
-        }),
-    ),
+    queues: [
+      ...queues.map(
+        (queue) =>
+          new BullMQAdapter(queue, {
+            readOnlyMode: true,
+            description:
+              queues.length === 1
+                ? 'Writes waiting for, held by, or finished by a worker'
+                : `Writes of the institutions of shard ${queue.name}: waiting for, held by, or finished by a worker`,
+          }),
+      ),
+      new BullMQAdapter(webhookQueue, {
+        readOnlyMode: true,
+        description:
+          'Webhook deliveries: sends waiting, delayed until their next retry, finished, or failed for good',
+      }),
+    ],
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'Donor and gift writes', hideDocsLink: true } },
   });

@@ -18,7 +18,6 @@ import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
 import './locals.js';
-import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 export interface AppDeps {
   pool: DatabasePool;
@@ -32,7 +31,6 @@ export interface AppDeps {
   gateway: WriteGateway;
   logger: Logger;
   cursors: CursorSettings;
-  deliveries: DeliveryQueue;
   metrics: ApiMetrics;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;

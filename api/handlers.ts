@@ -1,6 +1,4 @@
-import { findDelivery, markDueNow, presentDelivery } from '../common/webhooks/deliveries.js';
-import { enqueueManualRetry, type DeliveryQueue } from '../common/webhooks/queue.js';
-import { validateBody } from '../common/validation/validateBody.js';
+import { deliveryExists, webhookAttemptList } from '../common/webhooks/attempts.js';
 import type { RequestHandler, Response } from 'express';
 import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
@@ -147,24 +145,36 @@ export function childListHandler(
 }
 
 /**
- * POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry: sends the delivery again now,
- * whatever its status. Operational, not a record's write: it makes no event.
+ * GET /webhook-endpoints/{id}/deliveries/{delivery_id}/attempts: one delivery's attempts, 404
+ * when the endpoint or the delivery is not the caller's. The endpoint is the delivery's own, so
+ * a cursor of one delivery is refused on another's.
  */
-export function retryDeliveryHandler(pool: DatabasePool, queue: DeliveryQueue): RequestHandler {
+export function deliveryAttemptListHandler(
+  pool: DatabasePool,
+  cursors: CursorSettings,
+): RequestHandler {
   return async (req, res) => {
-    rejectUnknownQuery(req, []);
     const institutionId = res.locals.principal.institution.id;
     const endpointId = pathId({ params: { id: String(req.params.id) }, body: {} });
     const deliveryId = pathId({ params: { id: String(req.params.delivery_id) }, body: {} });
     const found =
       endpointId !== null &&
       deliveryId !== null &&
-      (await findDelivery(pool, institutionId, endpointId, deliveryId));
-    if (!found) throw errors.notFound('webhook delivery');
-    const validation = validateBody({}, jsonBodyOf(req));
-    if (validation.errors.length) throw errors.validationFailed(validation.errors);
-    const due = await markDueNow(pool, institutionId, found.id);
-    await enqueueManualRetry(queue, { institutionId, deliveryId: found.id });
-    res.json(presentDelivery(due));
+      (await deliveryExists(pool, institutionId, endpointId, deliveryId));
+    if (!found || deliveryId === null) throw errors.notFound('webhook delivery');
+    const spec = {
+      ...webhookAttemptList,
+      endpoint: webhookAttemptList.endpoint
+        .replace(':id', String(endpointId))
+        .replace(':delivery_id', String(deliveryId)),
+      where: sql.fragment`delivery_id = ${deliveryId}`,
+    };
+    const context = {
+      institutionId,
+      secret: cursors.secret,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    };
+    const request = parseListRequest(spec, req.query, context);
+    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
   };
 }

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
+import { webhookAttemptList } from '../common/webhooks/attempts.js';
 import { webhookDeliveriesOfEndpoint, webhookDeliveryList } from '../common/webhooks/deliveries.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
@@ -9,16 +10,15 @@ import type { ResourceDescriptor } from '../common/resources/descriptor.js';
 import { resources } from '../common/resources/index.js';
 import {
   childListHandler,
+  deliveryAttemptListHandler,
   listHandler,
   readHandler,
   retrieveEventHandler,
   retrieveHandler,
-  retryDeliveryHandler,
   writeHandler,
   type CursorSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
-import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -43,8 +43,6 @@ export interface RouteDeps {
   readPool: DatabasePool;
   gateway: WriteGateway;
   cursors: CursorSettings;
-  /** Where the API queues a delivery someone asked to send again. */
-  deliveries: DeliveryQueue;
 }
 
 const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
@@ -104,6 +102,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-create', child, resource },
       }),
     ]),
+    ...(resource.nestedActions ?? []).map((action) =>
+      route('post', `${path}/:id/${action.under}/:${action.param}/${action.name}`, {
+        handler: writeHandler(gateway, action.command),
+        doc: { kind: 'nested-action', action, resource },
+      }),
+    ),
   ];
 }
 
@@ -120,14 +124,14 @@ const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
 ];
 
 /** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
-const webhookDeliveryRoutes = ({ pool, cursors, deliveries }: RouteDeps): Route[] => [
+const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
   route('get', '/webhook-endpoints/:id/deliveries', {
     handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
     doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
   }),
-  route('post', '/webhook-endpoints/:id/deliveries/:delivery_id/retry', {
-    handler: retryDeliveryHandler(pool, deliveries),
-    doc: { kind: 'webhook-delivery-retry' },
+  route('get', '/webhook-endpoints/:id/deliveries/:delivery_id/attempts', {
+    handler: deliveryAttemptListHandler(pool, cursors),
+    doc: { kind: 'webhook-attempt-list', list: webhookAttemptList },
   }),
 ];
 
@@ -179,7 +183,6 @@ export function routeTable(): DocumentedRoute[] {
     readPool: unusable,
     gateway: unusable,
     cursors: unusable,
-    deliveries: unusable,
   } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

@@ -51,8 +51,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   // Subscribed before the first job is queued, so no reply can come first.
   await Promise.all([queues.waitUntilReady(), replies.start()]);
 
-  const metrics = createApiMetrics(pool, () =>
-    queues.counts('waiting', 'active', 'delayed', 'failed'),
+  // The webhooks queue, for the metrics and the queue board; the API queues nothing on it.
+  const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);
+  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
+  const metrics = createApiMetrics(
+    pool,
+    () => queues.counts('waiting', 'active', 'delayed', 'failed'),
+    () => deliveries.getJobCounts('waiting', 'delayed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
   const workers = new WorkerPresence(redis, config);
@@ -66,10 +71,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
-  const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);
-  deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const app = createApp({
-    deliveries,
     pool,
     readPool,
     recentKeys,
@@ -80,7 +82,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metrics,
     metricsToken: config.METRICS_TOKEN ?? null,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
-    admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queues: queues.shards } : null,
+    admin: config.ADMIN_TOKEN
+      ? { token: config.ADMIN_TOKEN, queues: queues.shards, webhookQueue: deliveries }
+      : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });
   const server = createServer(app);

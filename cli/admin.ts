@@ -1,6 +1,6 @@
 /**
- * The operator's command-line tool: institutions and API keys, which tenants cannot manage, and
- * volume seeding. Output is one JSON object on stdout; progress, logs and errors go to stderr.
+ * The operator's command-line tool: institutions and API keys, which tenants cannot manage,
+ * volume seeding, and the webhooks of every institution (failing endpoints, replays). Output is one JSON object on stdout; progress, logs and errors go to stderr.
  */
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -19,6 +19,7 @@ import {
   type SeedCounts,
 } from '../common/seed/seedInstitution.js';
 import { currencyCode } from '../common/validation/fields.js';
+import { failingEndpoints, replayEvent } from '../common/webhooks/operator.js';
 
 class CliError extends Error {}
 
@@ -162,6 +163,30 @@ program
         seeded: { donors: seeded.donors, gifts: seeded.gifts, funds: seeded.funds },
         seconds,
       };
+    }),
+  );
+
+const webhooks = program.command('webhooks').description('Look after webhook deliveries');
+webhooks
+  .command('failing')
+  .description(
+    'Endpoints with failed deliveries lately, most consecutive failures first, across institutions',
+  )
+  .option('--hours <n>', 'a failed attempt within this many hours', positiveInt, 24)
+  .action((options: { hours: number }) =>
+    withPool(async (pool) => ({ failing: await failingEndpoints(pool, options.hours) })),
+  );
+webhooks
+  .command('replay')
+  .description(
+    'Send one event again to one endpoint of the same institution (the worker sends it at once)',
+  )
+  .requiredOption('--event <evt_id>', 'event id (evt_...)', nonBlank)
+  .requiredOption('--endpoint <id>', 'webhook endpoint id', positiveInt)
+  .action((options: { event: string; endpoint: number }) =>
+    withPool(async (pool) => {
+      // A refusal's message goes to stderr as one line, exit status 1.
+      return { delivery: await replayEvent(pool, options.event, options.endpoint) };
     }),
   );
 

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabasePool } from 'slonik';
+import { outboxLagSeconds } from './webhooks/dispatch.js';
 
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -22,11 +23,42 @@ function poolGauges(registry: Registry, pool: DatabasePool): void {
 
 export type QueueCounts = () => Promise<Record<string, number>>;
 
+/**
+ * The webhook side, read when Prometheus scrapes: how far the dispatcher is behind the outbox,
+ * and the deliveries waiting in the webhooks queue.
+ */
+function webhookGauges(registry: Registry, pool: DatabasePool, webhookQueueCounts: QueueCounts) {
+  new Gauge({
+    name: 'webhook_outbox_lag_seconds',
+    help: 'Age of the oldest committed event not yet dispatched to webhook endpoints (0 when none).',
+    registers: [registry],
+    async collect() {
+      const lag = await outboxLagSeconds(pool).catch(() => null);
+      if (lag !== null) this.set(lag);
+    },
+  });
+  new Gauge({
+    name: 'webhook_queue_jobs',
+    help: 'Webhook delivery jobs waiting to be sent now (waiting) or later (delayed: retries).',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const counts = await webhookQueueCounts().catch(() => ({}) as Record<string, number>);
+      for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+    },
+  });
+}
+
 /** What the API process reports at GET /metrics. */
-export function createApiMetrics(pool: DatabasePool, queueCounts: QueueCounts) {
+export function createApiMetrics(
+  pool: DatabasePool,
+  queueCounts: QueueCounts,
+  webhookQueueCounts: QueueCounts,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   poolGauges(registry, pool);
+  webhookGauges(registry, pool, webhookQueueCounts);
   new Gauge({
     name: 'write_queue_jobs',
     help: 'Write jobs in the queue by state.',
@@ -81,6 +113,12 @@ export function createWorkerMetrics(pool: DatabasePool) {
       help: 'Time a worker spent on a write job, by command and result status.',
       labelNames: ['command', 'status'],
       buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts by outcome: delivered, failed_attempt (to be retried) or gave_up (failed for good: retries spent, 410 Gone, endpoint disabled).',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     createsPerStatement: new Histogram({

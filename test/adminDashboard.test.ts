@@ -99,7 +99,7 @@ describe('with ADMIN_TOKEN', () => {
     }
   });
 
-  test('the dashboard shows the write queue and the jobs the worker finished, read-only', async () => {
+  test('the dashboard shows the write queue, with the jobs the worker finished, and the webhooks queue, read-only', async () => {
     const created = await guarded.call('POST', '/api/v1/funds', {
       body: { name: 'Library Fund', code: 'LIB-DASH' },
     });
@@ -119,8 +119,9 @@ describe('with ADMIN_TOKEN', () => {
         jobs: { data: { command?: string } }[];
       }[];
     };
-    expect(body.queues.map((queue) => queue.name)).toEqual(['writes']);
-    const [writes] = body.queues;
+    expect(body.queues.map((queue) => queue.name)).toEqual(['writes', 'webhooks']);
+    const [writes, webhooks] = body.queues;
+    expect(webhooks!.readOnlyMode).toBe(true);
     expect(writes!.readOnlyMode).toBe(true);
     expect(writes!.counts.completed).toBeGreaterThanOrEqual(1);
     expect(writes!.jobs.length).toBeGreaterThanOrEqual(1);
@@ -158,9 +159,14 @@ describe('with WRITE_QUEUE_SHARDS=3', () => {
     const { queues } = JSON.parse(response.text) as {
       queues: { name: string; readOnlyMode: boolean; counts: Record<string, number> }[];
     };
-    expect(queues.map(({ name }) => name).sort()).toEqual(['writes-0', 'writes-1', 'writes-2']);
+    expect(queues.map(({ name }) => name).sort()).toEqual([
+      'webhooks',
+      'writes-0',
+      'writes-1',
+      'writes-2',
+    ]);
     const home = `writes-${shardOf(sharded.tenant.institutionId, 3)}`;
-    for (const queue of queues) {
+    for (const queue of queues.filter(({ name }) => name.startsWith('writes'))) {
       expect(queue.readOnlyMode).toBe(true);
       expect(queue.counts.completed).toBe(queue.name === home ? 1 : 0);
     }

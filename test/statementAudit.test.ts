@@ -38,6 +38,10 @@ const crossTenant: { pattern: RegExp; reason: string }[] = [
     reason: 'maintenance: expired idempotency receipts of every institution',
   },
   { pattern: /DELETE FROM events/, reason: 'maintenance: events past their retention' },
+  {
+    pattern: /DELETE FROM webhook_(delivery_attempts|deliveries) WHERE ctid IN/,
+    reason: 'maintenance: webhook deliveries and attempts past the events’ retention',
+  },
 ];
 
 test('every statement on a tenant table names institution_id', async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { waitFor } from './helpers/wait.js';
@@ -105,6 +106,40 @@ const createEndpoint = (body: Record<string, unknown>, key?: string) =>
   service.call<Endpoint>('POST', '/api/v1/webhook-endpoints', { body, ...(key ? { key } : {}) });
 
 const endpointCount = () => service.count('webhook_endpoints');
+
+/**
+ * The events of one endpoint's history made by the service itself, not a request: the one
+ * `webhook_endpoint.updated` of its disabling, as GET /events answers it.
+ */
+async function disableEventsOf(endpointId: number) {
+  const history = await service.call<{
+    data: {
+      type: string;
+      request_id: string | null;
+      api_key_id: string | null;
+      data: { object: Record<string, unknown>; previous_attributes?: Record<string, unknown> };
+    }[];
+  }>('GET', `/api/v1/events?object_type=webhook_endpoint&object_id=${endpointId}`);
+  expect(history.status).toBe(200);
+  return history.body.data.filter((event) => event.request_id === null);
+}
+
+/** The endpoint was disabled with exactly one event, carrying it as GET answers it. */
+async function expectOneDisableEvent(endpointId: number) {
+  const events = await disableEventsOf(endpointId);
+  const endpoint = await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${endpointId}`);
+  expect(events).toEqual([
+    {
+      id: expect.stringMatching(/^evt_/),
+      object: 'event',
+      type: 'webhook_endpoint.updated',
+      created_at: expect.any(String),
+      request_id: null,
+      api_key_id: null,
+      data: { object: endpoint.body, previous_attributes: { status: 'enabled' } },
+    },
+  ]);
+}
 
 describe('webhook endpoints', () => {
   test('create answers the secret once; GET never shows it', async () => {
@@ -378,6 +413,46 @@ describe('deliveries', () => {
     );
     expect(theirs.status).toBe(404);
 
+    // Every attempt, newest first, on the cursor engine.
+    const attemptsPath = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries/${listed.body.data[0]!.id as number}/attempts`;
+    const firstPage = await service.call<{
+      data: Record<string, unknown>[];
+      has_more: boolean;
+      next_cursor: string | null;
+    }>('GET', `${attemptsPath}?limit=2`);
+    expect(firstPage.status).toBe(200);
+    expect(firstPage.body.has_more).toBe(true);
+    const secondPage = await service.call<{ data: Record<string, unknown>[]; has_more: boolean }>(
+      'GET',
+      `${attemptsPath}?limit=2&starting_after=${firstPage.body.next_cursor}`,
+    );
+    expect(secondPage.body.has_more).toBe(false);
+    const attempts = [...firstPage.body.data, ...secondPage.body.data];
+    expect(attempts).toEqual(
+      [
+        [200, null],
+        [302, 'HTTP 302'],
+        [500, 'HTTP 500'],
+      ].map(([statusCode, error]) => ({
+        id: expect.any(Number),
+        object: 'webhook_delivery_attempt',
+        status_code: statusCode,
+        duration_ms: expect.any(Number),
+        error,
+        started_at: expect.any(String),
+      })),
+    );
+    const startedAt = attempts.map((attempt) => String(attempt.started_at));
+    expect([...startedAt].sort().reverse()).toEqual(startedAt);
+    for (const [key, path] of [
+      [other.key, attemptsPath],
+      [undefined, attemptsPath.replace(/deliveries\/\d+/, 'deliveries/999999')],
+    ] as const) {
+      const refused = await service.call<{ error: { code: string } }>('GET', path, { key });
+      expect(refused.status).toBe(404);
+      expect(refused.body.error.code).toBe('resource_not_found');
+    }
+
     flaky.answers.push(410);
     await newDonor();
     await waitFor(
@@ -394,6 +469,7 @@ describe('deliveries', () => {
     );
     const deliveries = await deliveriesOf(endpoint.body.id);
     expect(deliveries[1]).toEqual({ event_type: 'donor.created', status: 'failed', attempts: 1 });
+    await expectOneDisableEvent(endpoint.body.id);
     const before = flaky.received.length;
     await newDonor();
     await settle();
@@ -438,7 +514,7 @@ test('a name that resolves to loopback is refused at delivery, not connected to'
   await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });
 
-test('a failed delivery is sent again on request; another institution’s is as missing as none', async () => {
+test('a retry is a write: dry run, Idempotency-Key, one event, one send; another institution’s ids are 404', async () => {
   const receiver = receivers[0]!;
   receiver.received.length = 0;
   // Refused until its retries are spent.
@@ -454,30 +530,74 @@ test('a failed delivery is sent again on request; another institution’s is as 
   );
   expect(receiver.received).toHaveLength(6);
   const [delivery] = (await list()).body.data;
+  const retryPath = `${path}/${delivery!.id}/retry`;
+  const retriedEvents = () =>
+    service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int FROM events WHERE type = 'webhook_delivery.retried'
+        AND object_id = ${delivery!.id}`);
 
+  // Another institution: its own key on my ids, and my key on its endpoint's path.
   const other = await service.createTenant('Fourth College', 'USD');
-  const theirs = await service.call('POST', `${path}/${delivery!.id}/retry`, {
+  const theirs = await service.call<{ error: { code: string } }>('POST', retryPath, {
     key: other.key,
     body: {},
   });
+  const missing = await service.call<{ error: { code: string } }>(
+    'POST',
+    `${path}/${delivery!.id + 1000}/retry`,
+    { body: {} },
+  );
   expect(theirs.status).toBe(404);
-  const unknown = await service.call('POST', `${path}/${delivery!.id}/retry`, {
-    body: { now: true },
-  });
+  expect(missing.status).toBe(404);
+  expect(theirs.body.error.code).toBe(missing.body.error.code);
+  const unknown = await service.call('POST', retryPath, { body: { now: true } });
   expect(unknown.status).toBe(422);
-  expect((await list()).body.data[0]!.status).toBe('failed');
 
-  const retried = await service.call<{ status: string }>('POST', `${path}/${delivery!.id}/retry`, {
+  // A dry run answers what the write would and changes nothing.
+  const dry = await service.call<{ status: string }>('POST', `${retryPath}?dry_run=true`, {
     body: {},
+  });
+  expect(dry.status).toBe(200);
+  expect(dry.body).toMatchObject({ id: delivery!.id, status: 'pending' });
+  const dryHeader = await service.call('POST', retryPath, {
+    body: {},
+    headers: { 'Dry-Run': 'true' },
+  });
+  expect(dryHeader.status).toBe(200);
+  expect((await list()).body.data[0]!.status).toBe('failed');
+  expect(await retriedEvents()).toBe(0);
+
+  const headers = { 'Idempotency-Key': `retry-${delivery!.id}` };
+  const retried = await service.call<{ status: string }>('POST', retryPath, {
+    body: {},
+    headers,
   });
   expect(retried.status).toBe(200);
   expect(retried.body).toMatchObject({ id: delivery!.id, status: 'pending' });
+  const replay = await service.call<{ status: string }>('POST', retryPath, { body: {}, headers });
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(retried.body);
   await waitFor(() => receiver.received.length === 7, 10_000, 'the retry');
   await waitFor(
     async () => (await list()).body.data[0]?.status === 'delivered',
     5_000,
     'delivered',
   );
+  expect(await retriedEvents()).toBe(1);
+  const events = await service.call<{ data: { data: { object: unknown } }[] }>(
+    'GET',
+    '/api/v1/events?type=webhook_delivery.retried&limit=1',
+  );
+  expect(events.status).toBe(200);
+  expect(events.body.data[0]!.data.object).toEqual(retried.body);
+  // The replay asked for no second send: one request, queued once.
+  const requests = await service.db.one(sql.type(
+    z.object({ retries_requested: z.number(), retries_queued: z.number() }),
+  )`
+    SELECT retries_requested, retries_queued FROM webhook_deliveries WHERE id = ${delivery!.id}`);
+  expect(requests).toEqual({ retries_requested: 1, retries_queued: 1 });
+  expect(receiver.received).toHaveLength(7);
   const ids = new Set(receiver.received.map((received) => received.headers['webhook-id']));
   expect(ids.size).toBe(1);
   expect(receiver.verified(endpoint.body.secret!)).toHaveLength(7);
@@ -504,5 +624,49 @@ test('an endpoint whose deliveries all failed for 5 days is disabled; one delive
     (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${id}`)).body.status;
   expect(await status(failing.body.id)).toBe('disabled');
   expect(await status(healthy.body.id)).toBe('enabled');
+  await expectOneDisableEvent(failing.body.id);
+  expect(await disableEventsOf(healthy.body.id)).toEqual([]);
+  // Run again, it finds nothing more to disable and records nothing more.
+  expect(await disableFailingEndpoints(service.db)).toBe(0);
+  await expectOneDisableEvent(failing.body.id);
   for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+});
+
+test('deliveries and attempts older than the events’ retention are pruned; newer ones and pending ones stay', async () => {
+  const endpoint = await createEndpoint({ url: 'https://localhost:1/old', enabled_events: ['*'] });
+  const institutionId = service.tenant.institutionId;
+  const insertDelivery = (eventId: string, status: string, age: string) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                      attempts, created_at, updated_at)
+      VALUES (${institutionId}, ${endpoint.body.id}, ${eventId}, 'donor.created', ${status}, 1,
+              now() - ${age}::interval, now() - ${age}::interval)
+      RETURNING id`);
+  const old = await insertDelivery('evt_prune_old', 'failed', '100 days');
+  const stillPending = await insertDelivery('evt_prune_pending', 'pending', '100 days');
+  const recent = await insertDelivery('evt_prune_recent', 'delivered', '1 day');
+  for (const [deliveryId, age] of [
+    [old, '100 days'],
+    [recent, '100 days'],
+    [recent, '1 day'],
+  ] as const)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_delivery_attempts (institution_id, delivery_id, status_code,
+                                             duration_ms, error, started_at)
+      VALUES (${institutionId}, ${deliveryId}, 500, 3, 'HTTP 500', now() - ${age}::interval)`);
+
+  await pruneDeliveries(service.db, 90);
+  const left = await service.db.anyFirst(sql.type(z.object({ id: z.number() }))`
+    SELECT id FROM webhook_deliveries
+    WHERE endpoint_id = ${endpoint.body.id} AND event_id LIKE 'evt_prune_%' ORDER BY id`);
+  expect(left).toEqual([stillPending, recent]);
+  const attemptsLeft = await service.db.anyFirst(sql.type(z.object({ id: z.number() }))`
+    SELECT delivery_id AS id FROM webhook_delivery_attempts
+    WHERE delivery_id IN (${old}, ${recent}) AND now() - started_at > interval '2 days'`);
+  expect(attemptsLeft).toEqual([]);
+  expect(
+    await service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int FROM webhook_delivery_attempts WHERE delivery_id = ${recent}`),
+  ).toBe(1);
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });

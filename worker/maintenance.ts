@@ -2,6 +2,7 @@ import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
+import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import type { Logger } from '../common/logger.js';
 import { queueLocation } from '../common/queueShards.js';
@@ -36,9 +37,11 @@ export async function startMaintenance(
       logger.info({ purged }, 'expired idempotency receipts purged');
       const pruned = await pruneEvents(pool, eventRetentionDays);
       logger.info({ pruned }, 'events past their retention pruned');
+      const deliveriesPruned = await pruneDeliveries(pool, eventRetentionDays);
+      logger.info({ deliveriesPruned }, 'webhook deliveries and attempts past retention pruned');
       const disabled = await disableFailingEndpoints(pool);
       if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
-      return { purged, pruned, disabled };
+      return { purged, pruned, deliveriesPruned, disabled };
     },
     { connection, prefix, concurrency: 1 },
   );

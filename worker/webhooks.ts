@@ -4,11 +4,14 @@ import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { retrieveEvent } from '../common/events/event.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetrics } from '../common/metrics.js';
 import {
   dispatchEvents,
   orphanedDeliveries,
   type DeliveryRef,
 } from '../common/webhooks/dispatch.js';
+import { recordAttempt } from '../common/webhooks/attempts.js';
+import { disableGoneEndpoint } from '../common/webhooks/health.js';
 import { retrySchedule } from '../common/webhooks/policy.js';
 import {
   createDeliveryQueue,
@@ -16,6 +19,7 @@ import {
   deliveryQueueLocation,
   enqueueDeliveries,
 } from '../common/webhooks/queue.js';
+import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
 
 /** How often each worker looks for events not yet dispatched. */
@@ -44,7 +48,11 @@ const target = z.object({
 });
 
 /** One attempt of one delivery; throws to have the queue retry it on the schedule. */
-async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void> {
+async function deliver(
+  pool: DatabasePool,
+  job: Job<DeliveryRef>,
+  metrics?: WorkerMetrics,
+): Promise<void> {
   const { institutionId, deliveryId } = job.data;
   const found = await pool.maybeOne(sql.type(target)`
     SELECT d.event_id, d.status, w.url, w.status AS endpoint_status, w.id AS endpoint_id,
@@ -58,6 +66,7 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
   const attempt = job.attemptsMade + 1;
   const last = attempt >= (job.opts.attempts ?? 1);
   let outcome: Attempt;
+  const startedAt = new Date();
   if (found.endpoint_status !== 'enabled') {
     outcome = { statusCode: null, error: 'the endpoint is disabled', durationMs: 0 };
   } else {
@@ -92,12 +101,11 @@ async function deliver(pool: DatabasePool, job: Job<DeliveryRef>): Promise<void>
           next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
           updated_at = now()
       WHERE institution_id = ${institutionId} AND id = ${deliveryId}`);
-    // 410 Gone: the receiver says the endpoint is no more (integration.md §2).
-    if (gone)
-      await tx.query(sql.unsafe`
-        UPDATE webhook_endpoints SET status = 'disabled', updated_at = now()
-        WHERE institution_id = ${institutionId} AND id = ${found.endpoint_id}
-          AND status = 'enabled'`);
+    await recordAttempt(tx, job.data, startedAt, outcome);
+    if (gone) await disableGoneEndpoint(tx, institutionId, found.endpoint_id);
+  });
+  metrics?.webhookDeliveries.inc({
+    outcome: delivered ? 'delivered' : final ? 'gave_up' : 'failed_attempt',
   });
   if (!final) throw new Error(outcome.error ?? 'not delivered');
 }
@@ -112,13 +120,14 @@ export async function startWebhooks(
   queuePrefix: string,
   logger: Logger,
   lockDurationMs: number,
+  metrics?: WorkerMetrics,
 ) {
   const queue = createDeliveryQueue(connection, queuePrefix);
   const { name, prefix } = deliveryQueueLocation(queuePrefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     name,
-    (job) => deliver(pool, job),
+    (job) => deliver(pool, job, metrics),
     {
       connection,
       prefix,
@@ -146,6 +155,7 @@ export async function startWebhooks(
       await enqueueDeliveries(queue, deliveries);
       if (batchSize < 500 || stopped) break;
     }
+    await queueRequestedRetries(pool, queue);
     if (Date.now() - sweptAt > 60_000) {
       sweptAt = Date.now();
       await enqueueDeliveries(queue, await orphanedDeliveries(pool));

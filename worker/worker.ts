@@ -113,6 +113,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     config.QUEUE_PREFIX,
     logger,
     config.WORKER_LOCK_DURATION_MS,
+    metrics,
   );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)

@@ -22,6 +22,20 @@ export interface CommandContext {
   dryRun: boolean;
   /** The time a dry run reports for server-assigned timestamps. */
   now: string;
+  /**
+   * Where a real write records the other records it changed in a way the spec names (a pledge
+   * fulfilled by a payment): each becomes an event committed with the write's own.
+   */
+  consequences?: Consequence[];
+}
+
+/** Another record's event that a write makes beside its own (`pledge.fulfilled`). */
+export interface Consequence {
+  objectType: string;
+  /** `<objectType>.<happened>`, a type the object's resource declares in `consequences`. */
+  happened: string;
+  /** The record as GET returns it after the write. */
+  object: JsonObject & { id: number };
 }
 
 export interface CommandOutcome {

@@ -3,7 +3,7 @@ import type { Command } from './command.js';
 
 /**
  * Every write, by the name a queued job carries: the commands of every resource descriptor, its
- * actions' and its child collections' creates.
+ * actions', its child collections' creates and its nested actions.
  */
 export const commands: ReadonlyMap<string, Command> = new Map(
   resources
@@ -11,6 +11,7 @@ export const commands: ReadonlyMap<string, Command> = new Map(
       ...Object.values(resource.commands),
       ...(resource.actions ?? []).map((action) => action.command),
       ...(resource.children ?? []).map((child) => child.create),
+      ...(resource.nestedActions ?? []).map((action) => action.command),
     ])
     .map((command) => [command.name, command]),
 );

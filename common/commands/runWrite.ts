@@ -12,7 +12,7 @@ import {
   type ReceiptKey,
   type StoredResponse,
 } from '../idempotency/receipts.js';
-import type { Command, Institution, WriteRequest } from './command.js';
+import type { Command, Consequence, Institution, WriteRequest } from './command.js';
 
 /** The job contract between API and worker: everything a write needs, nothing it must look up. */
 export interface WriteJob {
@@ -94,11 +94,19 @@ export async function runWrite(
   try {
     const outcome = await pool.transaction(async (db) => {
       if (options.dryRun) await db.query(sql.unsafe`SET TRANSACTION READ ONLY`);
+      const consequences: Consequence[] = [];
       const result = await command.execute(
-        { db, institution: job.institution, dryRun: options.dryRun, now: new Date().toISOString() },
+        {
+          db,
+          institution: job.institution,
+          dryRun: options.dryRun,
+          now: new Date().toISOString(),
+          consequences,
+        },
         job.request,
       );
       if (!options.dryRun) {
+        const previous = result.previous ? previousAttributes(result.previous, result.body) : null;
         const claim = await storeReceipt(
           db,
           receipt,
@@ -106,12 +114,8 @@ export async function runWrite(
           job.fingerprint,
           options.idempotencyTtlSeconds,
           result,
-          {
-            ...writeEventOf(command.name, job),
-            previousAttributes: result.previous
-              ? previousAttributes(result.previous, result.body)
-              : null,
-          },
+          { ...writeEventOf(command.name, job, previous), previousAttributes: previous },
+          consequences,
         );
         if (claim.outcome === 'key_revoked') throw new KeyRevoked();
         if (claim.outcome === 'earlier') throw new Replay(answerFrom(claim.earlier, job));

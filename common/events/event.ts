@@ -28,8 +28,16 @@ export const eventResponse = z.object({
   created_at: timestamp.describe('When the write committed.'),
   request_id: z
     .string()
-    .describe('The `Request-Id` of the request that made the write (its first delivery).'),
-  api_key_id: z.string().describe('The public id of the API key that made the write.'),
+    .nullable()
+    .describe(
+      'The `Request-Id` of the request that made the write (its first delivery). Null for a change the service made on its own, with no request: a webhook endpoint it disabled (`webhook_endpoint.updated` with `previous_attributes` `{"status": "enabled"}`) after a 410 Gone answer or 5 days of failed deliveries.',
+    ),
+  api_key_id: z
+    .string()
+    .nullable()
+    .describe(
+      'The public id of the API key that made the write. Null, as `request_id` is, for a change the service made on its own.',
+    ),
   data: z.object({
     object: z
       .record(z.string(), z.unknown())
@@ -40,7 +48,7 @@ export const eventResponse = z.object({
       .record(z.string(), z.unknown())
       .optional()
       .describe(
-        'Updates only: the old values of the fields the update changed (`updated_at` aside). Absent on every other type.',
+        'Updates only (`<object>.updated`, and `award_cycle.status_changed`, which is an update of `status`): the old values of the fields the update changed (`updated_at` aside). Absent on every other type.',
       ),
   }),
 });
@@ -51,8 +59,8 @@ const eventRow = z.object({
   type: z.string(),
   data: z.record(z.string(), z.json()),
   previous_attributes: z.record(z.string(), z.json()).nullable(),
-  request_id: z.string(),
-  api_key_id: z.string(),
+  request_id: z.string().nullable(),
+  api_key_id: z.string().nullable(),
   created_at: z.string(),
 });
 type EventRow = z.infer<typeof eventRow>;

@@ -1,4 +1,4 @@
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import type { JsonObject } from '../json.js';
 import { eventTypeOf } from './types.js';
 
@@ -13,8 +13,9 @@ export interface WriteEvent {
 export const writeEventOf = (
   command: string,
   job: { requestId: string; apiKeyId: string },
+  previousAttributes: JsonObject | null = null,
 ): WriteEvent => {
-  const { type, objectType } = eventTypeOf(command);
+  const { type, objectType } = eventTypeOf(command, previousAttributes);
   return { type, objectType, requestId: job.requestId, apiKeyId: job.apiKeyId };
 };
 
@@ -56,3 +57,31 @@ export const insertEvent = (
          ${source.previousAttributes ? sql.json(source.previousAttributes) : null}::json,
          ${event.requestId}, ${event.apiKeyId}
   ${source.from}`;
+
+/** A change the service made on its own, not a request (an endpoint the worker disabled). */
+export interface ServiceEvent {
+  type: string;
+  objectType: string;
+  objectId: number;
+  /** The record as GET returns it after the change. */
+  data: JsonObject;
+  previousAttributes: JsonObject | null;
+}
+
+/**
+ * The outbox insert of changes no request made: `request_id` and `api_key_id` are null. Run it
+ * in the transaction of the change, so the event commits exactly when the change does.
+ */
+export async function insertServiceEvents(
+  db: CommonQueryMethods,
+  events: readonly (ServiceEvent & { institutionId: number })[],
+): Promise<void> {
+  for (const event of events)
+    await db.query(sql.unsafe`
+      INSERT INTO events (institution_id, type, object_type, object_id, data,
+                          previous_attributes, request_id, api_key_id)
+      VALUES (${event.institutionId}, ${event.type}, ${event.objectType}, ${event.objectId},
+              ${sql.json(event.data)},
+              ${event.previousAttributes ? sql.json(event.previousAttributes) : null}::json,
+              NULL, NULL)`);
+}

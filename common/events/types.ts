@@ -7,15 +7,23 @@ export interface EventType {
   type: string;
   /** The `object` of the record in `data.object`: the type's first part. */
   objectType: string;
-  /** The command whose committed write emits it, e.g. `gifts.void`. */
+  /** The command whose committed write emits it, e.g. `gifts.void` (empty for a consequence). */
   command: string;
   /** The request that makes the write, for the OpenAPI document. */
   request: { method: 'POST' | 'PATCH' | 'DELETE'; path: string; label: string };
+  /** The update's type when it changes this field (`award_cycle.status_changed`). */
+  changes?: string;
+  /**
+   * Made by another record's write, beside that write's own event (`pledge.fulfilled`): never
+   * the event of a command.
+   */
+  consequence?: true;
 }
 
 /**
  * Every event a resource emits, named `<object>.<past tense of the command's action>`: its
- * create, update and delete, each of its actions, and each of its children's creates.
+ * create, update and delete, each of its actions, each of its children's creates and each of
+ * its nested actions (a webhook delivery's retry is `webhook_delivery.retried`).
  */
 function typesOf(resource: ResourceDescriptor): EventType[] {
   const { object, label, commands } = resource;
@@ -37,6 +45,14 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
   return [
     of(resource.createdAs ?? 'created', commands.create.name, 'POST', collection),
     ...(commands.update ? [of('updated', commands.update.name, 'PATCH', record)] : []),
+    ...(commands.update && resource.updatedAs
+      ? [
+          {
+            ...of(resource.updatedAs.happened, commands.update.name, 'PATCH', record),
+            changes: resource.updatedAs.field,
+          },
+        ]
+      : []),
     ...(commands.delete ? [of('deleted', commands.delete.name, 'DELETE', record)] : []),
     ...(resource.actions ?? []).map((action) =>
       of(action.happened, action.command.name, 'POST', `${record}/${action.name}`),
@@ -53,18 +69,52 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
             child.label,
           ),
     ),
+    ...(resource.nestedActions ?? []).map((action) =>
+      of(
+        action.happened,
+        action.command.name,
+        'POST',
+        `${record}/${action.under}/{${action.param}}/${action.name}`,
+        action.object,
+        action.label,
+      ),
+    ),
+    ...(resource.consequences ?? []).map((consequence) => ({
+      ...of(consequence.happened, '', consequence.by.method, consequence.by.path),
+      consequence: true as const,
+    })),
   ];
 }
 
 /** Every event type, in the order of the resources (common/resources/index.ts). */
 export const eventTypes: readonly EventType[] = resources.flatMap(typesOf);
 
-const byCommand = new Map(eventTypes.map((eventType) => [eventType.command, eventType]));
+const byCommand = new Map<string, EventType[]>();
+for (const eventType of eventTypes)
+  if (!eventType.consequence)
+    byCommand.set(eventType.command, [...(byCommand.get(eventType.command) ?? []), eventType]);
 
-/** The event a committed write of this command emits. */
-export function eventTypeOf(command: string): EventType {
-  const eventType = byCommand.get(command);
+/**
+ * The event a committed write of this command emits: an update that changes the field a type
+ * names (`award_cycle.status_changed`) is that type, any other the command's own.
+ */
+export function eventTypeOf(command: string, previousAttributes?: object | null): EventType {
+  const candidates = byCommand.get(command) ?? [];
+  const eventType =
+    candidates.find(
+      ({ changes }) => changes && previousAttributes && changes in previousAttributes,
+    ) ?? candidates.find(({ changes }) => !changes);
   // eventTypes walks the descriptors as the command registry does: a miss is a bug.
   if (!eventType) throw new Error(`no event type for the command ${command}`);
+  return eventType;
+}
+
+/** The type of a consequence event its resource declares (`pledge`, `fulfilled`). */
+export function consequenceTypeOf(objectType: string, happened: string): EventType {
+  const type = `${objectType}.${happened}`;
+  const eventType = eventTypes.find(
+    (candidate) => candidate.consequence && candidate.type === type,
+  );
+  if (!eventType) throw new Error(`no consequence event type ${type}`);
   return eventType;
 }

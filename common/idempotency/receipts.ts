@@ -6,7 +6,8 @@ import {
 } from 'slonik';
 import { z } from 'zod';
 import { liveKey } from '../auth/liveKey.js';
-import type { SingleStatementCreate } from '../commands/command.js';
+import type { Consequence, SingleStatementCreate } from '../commands/command.js';
+import { consequenceTypeOf } from '../events/types.js';
 import { insertEvent, type WriteEvent } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
 
@@ -48,13 +49,42 @@ export type ReceiptClaim =
 const claimRow = z.object({ stored: z.boolean(), key_live: z.boolean() });
 
 /**
+ * The events of a write's consequences (a pledge its payment fulfilled), as further steps of
+ * storeReceipt's WITH: each inserted exactly when the receipt is, with the write's request and key.
+ */
+function consequenceSteps(
+  consequences: readonly Consequence[],
+  receipt: ReceiptKey,
+  event: WriteEvent,
+): FragmentSqlToken {
+  if (!consequences.length) return sql.fragment``;
+  return sql.fragment`${sql.join(
+    consequences.map((consequence, index) => {
+      const { type, objectType } = consequenceTypeOf(consequence.objectType, consequence.happened);
+      return sql.fragment`, ${sql.identifier([`consequence_${index}`])} AS (${insertEvent(
+        receipt.institutionId,
+        { ...event, type, objectType },
+        {
+          objectId: sql.fragment`${consequence.object.id}`,
+          data: sql.fragment`${sql.json(consequence.object)}`,
+          previousAttributes: null,
+          from: sql.fragment`FROM stored`,
+        },
+      )})`;
+    }),
+    sql.fragment``,
+  )}`;
+}
+
+/**
  * Records a write's response under its key, inside the write's own transaction, as its last
  * statement, if the API key that sent it is still live (the API may have admitted the write on
  * a key confirmed seconds ago). `stored` when this transaction now holds the key (new, or the old
  * receipt had expired); else the key was revoked, or an earlier write committed a response under
  * it; the caller then rolls back. A concurrent write of the same key waits here until the other
  * transaction ends, so exactly one of them commits. The write's event goes into the outbox in the
- * same statement, exactly when the receipt is stored.
+ * same statement, exactly when the receipt is stored, and so do its consequences' events (a
+ * pledge its payment fulfilled), with the same request and key.
  */
 export async function storeReceipt(
   db: DatabaseTransactionConnection,
@@ -69,6 +99,7 @@ export async function storeReceipt(
     eventObject?: JsonObject | undefined;
   },
   event: WriteEvent & { previousAttributes: JsonObject | null },
+  consequences: readonly Consequence[] = [],
 ): Promise<ReceiptClaim> {
   const record = response.eventObject;
   const objectId = (record ?? response.body).id;
@@ -93,6 +124,7 @@ export async function storeReceipt(
       previousAttributes: event.previousAttributes,
       from: sql.fragment`FROM stored`,
     })})
+    ${consequenceSteps(consequences, receipt, event)}
     SELECT EXISTS (SELECT 1 FROM stored) AS stored, ${liveKey(apiKeyId)} AS key_live`);
   if (claim.stored) return { outcome: 'stored' };
   if (!claim.key_live) return { outcome: 'key_revoked' };

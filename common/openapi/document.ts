@@ -7,6 +7,7 @@ import { headerRef, sharedHeaders, sharedParameters } from './parameters.js';
 import { resources } from '../resources/index.js';
 import type { DocumentedRoute } from './routeDoc.js';
 import { introduction } from './text.js';
+import { webhooksSection } from './webhooks.js';
 
 /** The parts of an OpenAPI 3.1 document that its readers (tests, the docs page) walk. */
 export interface OpenApiDocument {
@@ -95,6 +96,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
     security: [{ ApiKey: [] }],
     tags: tags(),
     paths: { ...paths, ...operatorPaths },
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: {
         ApiKey: {

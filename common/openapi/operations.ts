@@ -2,10 +2,12 @@ import type { JsonObject } from '../json.js';
 import type { z } from 'zod';
 import { eventResponse } from '../events/event.js';
 import { eventTypes } from '../events/types.js';
+import { webhookDeliveryAttemptResponse } from '../webhooks/attempts.js';
 import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
+  NestedActionDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -304,12 +306,21 @@ function institutionOperation(needs: Needs): JsonSchema {
 
 /** The Events tag: what an event is, and every type with the write that emits it. */
 export function eventsTagDescription(): string {
+  const happened = ({ type, request, changes, consequence }: (typeof eventTypes)[number]) => {
+    const what = type.split('.')[1]!.replaceAll('_', ' ');
+    if (changes)
+      return `${article(request.label)}’s \`${changes}\` changed (instead of \`updated\`)`;
+    if (consequence)
+      return `${article(request.label)} was ${what}, by this write of another record`;
+    return `${article(request.label)} was ${what}`;
+  };
   const types = eventTypes.map(
-    ({ type, request }) =>
-      `| \`${type}\` | ${article(request.label)} was ${type.split('.')[1]!.replaceAll('_', ' ')} | \`${request.method} ${request.path}\` |`,
+    (eventType) =>
+      `| \`${eventType.type}\` | ${happened(eventType)} | \`${eventType.request.method} ${eventType.request.path}\` |`,
   );
   return [
     'Every committed write makes exactly one event, in the same transaction as the write: never a dry run, an idempotent replay or a refused write. `data.object` is the record as the write answered it; an update adds `data.previous_attributes`, the old values of the fields it changed. Events are kept for `EVENT_RETENTION_DAYS` (default 90), then pruned. An institution sees only its own events.',
+    '**One rule for the types.** A write makes one event for the record it writes, named `<object>.<what happened>`; an update that changes `status` where the resource gives that its own type (`award_cycle.status_changed`) is that type, with the same `previous_attributes`, instead of `<object>.updated`. A write also makes one event for each other record whose state it changes in a way the specification names, in the same transaction and with the same `request_id` and `api_key_id`: a gift payment that brings its pledge’s balance to 0 makes `pledge.fulfilled`, whose `data.object` is the pledge as `GET /pledges/{id}` returns it. (Writing off a pledge is the pledge’s own write: `pledge.written_off`.)',
     '| type | what happened | the write |\n|---|---|---|\n' + types.join('\n'),
   ].join('\n\n');
 }
@@ -362,7 +373,7 @@ function webhookDeliveryListOperation(
     operationId: 'listWebhookDeliveries',
     summary: 'List a webhook endpoint’s deliveries',
     description: [
-      'One row per event sent (or to be sent) to the endpoint, newest first, with its latest attempt: `attempts`, `status_code`, `duration_ms`, `error` and `next_attempt_at`. An endpoint of another institution is as absent as a missing one (404).',
+      'One row per event sent (or to be sent) to the endpoint, newest first, with its latest attempt: `attempts`, `status_code`, `duration_ms`, `error` and `next_attempt_at` (every attempt: `GET /webhook-endpoints/{id}/deliveries/{delivery_id}/attempts`). An endpoint of another institution is as absent as a missing one (404).',
       'Cursor pagination: see the introduction.',
     ].join('\n\n'),
     tags: ['Webhook endpoints'],
@@ -388,13 +399,22 @@ function webhookDeliveryListOperation(
   };
 }
 
-function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
-  needs.responses.set('WebhookDelivery', webhookDeliveryResponse);
+function webhookAttemptListOperation(
+  { list }: Extract<EndpointDoc, { kind: 'webhook-attempt-list' }>,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set('WebhookDeliveryAttempt', webhookDeliveryAttemptResponse);
+  needs.responses.set(
+    'WebhookDeliveryAttemptList',
+    listEnvelope(list.endpoint, webhookDeliveryAttemptResponse),
+  );
   return {
-    operationId: 'retryWebhookDelivery',
-    summary: 'Send a webhook delivery again now',
-    description:
-      'Sends the delivery again at once, whatever its status: it becomes `pending` and is sent once more; its scheduled retries, if any, stand. Answers the delivery as it then is. It changes no record, so it makes no event; it takes no `dry_run` or `Idempotency-Key`, and asking twice sends twice. The body is `{}`.',
+    operationId: 'listWebhookDeliveryAttempts',
+    summary: 'List a webhook delivery’s attempts',
+    description: [
+      'Every attempt of one delivery, newest first: `status_code`, `duration_ms`, `error` and `started_at`. Kept for `EVENT_RETENTION_DAYS`, as the events are. An endpoint or delivery of another institution is as absent as a missing one (404).',
+      'Cursor pagination: see the introduction. A cursor belongs to its delivery.',
+    ].join('\n\n'),
     tags: ['Webhook endpoints'],
     parameters: [
       idPathParameter('webhook endpoint'),
@@ -406,6 +426,48 @@ function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
         schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         example: 1,
       },
+      ...pageParameters,
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef('WebhookDeliveryAttemptList')),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          'invalid_cursor',
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+/** POST /things/{id}/<under>/{<param>}/<name>: a write on a record listed under a record. */
+function nestedActionOperation(
+  resource: ResourceDescriptor,
+  action: NestedActionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set(action.text.component, action.response);
+  return {
+    operationId: action.text.operationId,
+    summary: action.text.summary,
+    description: `${action.text.description}${writes}`,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(resource.label),
+      {
+        name: action.param,
+        in: 'path',
+        required: true,
+        description: action.text.paramDescription,
+        schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        example: 1,
+      },
+      ...writeParameters,
     ],
     requestBody: {
       required: true,
@@ -417,20 +479,12 @@ function webhookDeliveryRetryOperation(needs: Needs): JsonSchema {
       },
     },
     responses: {
-      '200': success('The delivery, due now.', schemaRef('WebhookDelivery')),
-      ...errorResponses(
-        [
-          'invalid_json',
-          'invalid_parameter',
-          ...authentication,
-          'resource_not_found',
-          'payload_too_large',
-          'unsupported_media_type',
-          'validation_failed',
-          ...ourSide,
-        ],
-        needs,
+      '200': success(
+        `The ${action.label} after the change; on a dry run the ${action.label} as it would be.`,
+        schemaRef(action.text.component),
+        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
       ),
+      ...errorResponses(recordWriteErrors([]), needs),
       ...anyError,
     },
   };
@@ -643,7 +697,9 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return eventRetrieveOperation(needs);
     case 'webhook-delivery-list':
       return webhookDeliveryListOperation(route.doc, needs);
-    case 'webhook-delivery-retry':
-      return webhookDeliveryRetryOperation(needs);
+    case 'webhook-attempt-list':
+      return webhookAttemptListOperation(route.doc, needs);
+    case 'nested-action':
+      return nestedActionOperation(route.doc.resource, route.doc.action, needs);
   }
 }

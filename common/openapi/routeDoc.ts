@@ -3,6 +3,7 @@ import type { ListSpec } from '../pagination/listSpec.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
+  NestedActionDescriptor,
   ReportDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -31,7 +32,8 @@ export type EndpointDoc =
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }
   | { kind: 'webhook-delivery-list'; list: ListDoc }
-  | { kind: 'webhook-delivery-retry' };
+  | { kind: 'webhook-attempt-list'; list: ListDoc }
+  | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

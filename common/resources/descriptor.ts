@@ -85,12 +85,25 @@ export interface ResourceDescriptor extends ResourceIdentity {
    * created: a receipt is `issued` (integration.md §1). Default `created`.
    */
   createdAs?: string;
+  /**
+   * An update that changes `field` is `<object>.<happened>` instead of `<object>.updated`, with
+   * the same `previous_attributes` (integration.md §1: `award_cycle.status_changed`).
+   */
+  updatedAs?: { field: string; happened: string };
+  /**
+   * Events of this resource's records made by another resource's write that changes them in a
+   * way the spec names (a gift payment that brings its pledge's balance to 0:
+   * `pledge.fulfilled`). They commit with that write's own event, with its request and key.
+   */
+  consequences?: readonly ConsequenceDescriptor[];
   /** Lists mounted under the resource's path (before `/{id}`). */
   reports?: readonly ReportDescriptor[];
   /** Writes on one record beyond update and delete: POST `<path>/{id}/<name>`. */
   actions?: readonly ActionDescriptor[];
   /** Records that belong to one record: GET and POST `<path>/{id}/<name>`. */
   children?: readonly ChildCollectionDescriptor[];
+  /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
+  nestedActions?: readonly NestedActionDescriptor[];
   text: ResourceText;
 }
 
@@ -160,4 +173,43 @@ export interface ChildCollectionDescriptor {
     conflicts: ConflictCode[];
     example: JsonObject;
   };
+}
+
+/**
+ * A write on a record that belongs to one of the resource's records and is listed under it:
+ * POST `<path>/{id}/<under>/{<param>}/<name>` with an empty body, answered 200 with that record.
+ * Its event is `<object>.<happened>`, carrying the record as answered.
+ */
+export interface NestedActionDescriptor {
+  /** The list the record belongs to, e.g. `deliveries`. */
+  under: string;
+  /** The path parameter naming the record, e.g. `delivery_id`. */
+  param: string;
+  /** The path segment after it, e.g. `retry`. */
+  name: string;
+  /** The `object` of the record, e.g. `webhook_delivery`. */
+  object: string;
+  /** For messages and the document, e.g. `webhook delivery`. */
+  label: string;
+  /** The action done, as its event names it (`<object>.<this>`), e.g. `retried`. */
+  happened: string;
+  command: Command;
+  /** The answer: the record after the write. */
+  response: z.ZodType;
+  text: {
+    /** Component schema name of the answer, e.g. `WebhookDelivery`. */
+    component: string;
+    operationId: string;
+    summary: string;
+    description: string;
+    paramDescription: string;
+  };
+}
+
+/** An event of a record made by a write of another record (see `consequences`). */
+export interface ConsequenceDescriptor {
+  /** `<object>.<this>`, e.g. `fulfilled`. */
+  happened: string;
+  /** The write that makes it, for the document: e.g. `POST /api/v1/gifts` (a payment). */
+  by: { method: 'POST' | 'PATCH' | 'DELETE'; path: string };
 }

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { enumFilter, type ListSpec } from '../pagination/listSpec.js';
@@ -34,7 +34,7 @@ export const webhookDeliveryResponse = z.object({
   ...timestamps,
 });
 
-const deliveryRow = z.object({
+export const deliveryRow = z.object({
   id: z.number(),
   event_id: z.string(),
   event_type: z.string(),
@@ -64,29 +64,9 @@ export const presentDelivery = (row: DeliveryRow): JsonObject => ({
   updated_at: row.updated_at,
 });
 
-const deliveryColumns = sql.fragment`
+export const deliveryColumns = sql.fragment`
   id, event_id, event_type, status, attempts, last_status_code, last_duration_ms, last_error,
   next_attempt_at, created_at, updated_at`;
-
-/** A delivery of one of the institution's endpoints, or null (another's is as absent as none). */
-export const findDelivery = (
-  db: CommonQueryMethods,
-  institutionId: number,
-  endpointId: number,
-  deliveryId: number,
-) =>
-  db.maybeOne(sql.type(deliveryRow)`
-    SELECT ${deliveryColumns} FROM webhook_deliveries
-    WHERE institution_id = ${institutionId} AND endpoint_id = ${endpointId}
-      AND id = ${deliveryId}`);
-
-/** Marks a delivery due now (pending again, if it had failed or been delivered). */
-export const markDueNow = (db: CommonQueryMethods, institutionId: number, deliveryId: number) =>
-  db.one(sql.type(deliveryRow)`
-    UPDATE webhook_deliveries
-    SET status = 'pending', next_attempt_at = now(), updated_at = now()
-    WHERE institution_id = ${institutionId} AND id = ${deliveryId}
-    RETURNING ${deliveryColumns}`);
 
 /** GET /webhook-endpoints/{id}/deliveries: newest first. */
 export const webhookDeliveryList: ListSpec<DeliveryRow> = {

@@ -80,3 +80,17 @@ export const orphanedDeliveries = (pool: DatabasePool): Promise<readonly Deliver
     SELECT institution_id AS "institutionId", id AS "deliveryId" FROM webhook_deliveries
     WHERE status = 'pending' AND attempts = 0 AND created_at < now() - interval '1 minute'
     LIMIT 1000`);
+
+/**
+ * Seconds since the oldest committed event the dispatcher has not passed was written (0 when it
+ * is up to date), in transaction order from the cursor. Unlike dispatchEvents it counts the
+ * events held back behind a transaction still running: they are waiting too.
+ */
+export const outboxLagSeconds = (pool: DatabasePool): Promise<number> =>
+  pool.oneFirst(sql.type(z.object({ lag: z.number() }))`
+    SELECT coalesce((
+      SELECT extract(epoch FROM now() - e.created_at)::float8
+      FROM events e, webhook_dispatch_cursor c
+      WHERE (e.xact, e.seq) > (c.xact, c.seq)
+      ORDER BY e.xact, e.seq
+      LIMIT 1), 0) AS lag`);

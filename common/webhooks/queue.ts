@@ -53,13 +53,20 @@ export async function enqueueDeliveries(
 }
 
 /**
- * One attempt now, asked for through the API: a job of its own (its scheduled retries, if any,
+ * One attempt now, asked for through the API: a job of its own, named after the request's
+ * number, so that queueing the same request twice sends once (its scheduled retries, if any,
  * keep theirs and find it settled once it is delivered).
  */
-export async function enqueueManualRetry(queue: DeliveryQueue, delivery: DeliveryRef) {
-  await queue.add(DELIVER_JOB, delivery, {
-    jobId: `${jobIdOf(delivery)}-retry-${Date.now()}`,
-    attempts: 1,
-    ...retention,
-  });
+export async function enqueueManualRetries(
+  queue: DeliveryQueue,
+  retries: readonly (DeliveryRef & { request: number })[],
+): Promise<void> {
+  if (!retries.length) return;
+  await queue.addBulk(
+    retries.map(({ request, ...delivery }) => ({
+      name: DELIVER_JOB,
+      data: delivery,
+      opts: { jobId: `${jobIdOf(delivery)}-retry-${request}`, attempts: 1, ...retention },
+    })),
+  );
 }

@@ -85,8 +85,8 @@ export class Contract {
     this.ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
     addFormats(this.ajv);
     // The document's own keywords, so that the schemas can be reached inside it by JSON pointer.
-    for (const keyword of ['openapi', 'info', 'servers', 'security', 'tags', 'paths', 'components'])
-      this.ajv.addKeyword(keyword);
+    const keywords = ['openapi', 'info', 'servers', 'security', 'tags', 'paths', 'webhooks'];
+    for (const keyword of [...keywords, 'components']) this.ajv.addKeyword(keyword);
     this.ajv.addSchema({ ...document, $id: DOCUMENT_ID });
     // Literal paths before templated ones, as the routes are registered.
     this.templates = Object.keys(document.paths)

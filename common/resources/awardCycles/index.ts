@@ -16,6 +16,7 @@ export const awardCycles: ResourceDescriptor = {
   shape: awardCycleShape,
   defaults: awardCycleDefaults,
   response: awardCycleResponse,
+  updatedAs: { field: 'status', happened: 'status_changed' },
   commands: { create: createAwardCycle, update: updateAwardCycleCommand },
   list: awardCycleList,
   retrieve: retrieveFrom(awardCycleTable, presentAwardCycle),

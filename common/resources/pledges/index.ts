@@ -61,6 +61,8 @@ export const pledges: ResourceDescriptor = {
   list: pledgeList,
   retrieve: retrieveFrom(pledgeTable, presentPledge),
   actions: [writeOff, cancel],
+  // A payment (a gift naming the pledge) that brings the balance to 0.
+  consequences: [{ happened: 'fulfilled', by: { method: 'POST', path: '/api/v1/gifts' } }],
   reports: [
     {
       path: '/pledges/receivables',

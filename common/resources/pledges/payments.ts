@@ -6,8 +6,8 @@ import { proRata } from '../designations.js';
 import { netCents } from '../gifts/present.js';
 import type { DesignationInput, GiftRow } from '../gifts/schema.js';
 import { findRow } from '../table.js';
-import { balanceCents } from './present.js';
-import { settlePledge } from './queries.js';
+import { balanceCents, presentPledge } from './present.js';
+import { settlePledgeFrom } from './queries.js';
 import { pledgeTable } from './schema.js';
 
 const problem = (param: string, code: FieldError['code'], message: string): FieldError => ({
@@ -74,7 +74,10 @@ export async function checkPledgePayment(
   return ownSplit ? [] : proRata(pledge.designations, amount);
 }
 
-/** After a real write of a gift: the pledges it paid before and pays now are settled. */
+/**
+ * After a real write of a gift: the pledges it paid before and pays now are settled. A pledge
+ * the write fulfils (its balance now 0) gets its `pledge.fulfilled` event with the gift's.
+ */
 export async function settlePledgePayments(
   ctx: CommandContext,
   ...gifts: readonly (Pick<GiftRow, 'pledge_id'> | null)[]
@@ -82,5 +85,13 @@ export async function settlePledgePayments(
   const pledges = [...new Set(gifts.map((gift) => gift?.pledge_id ?? null))]
     .filter((id): id is number => id !== null)
     .sort((a, b) => a - b);
-  for (const id of pledges) await settlePledge(ctx.db, ctx.institution.id, id);
+  for (const id of pledges) {
+    const { before, row } = await settlePledgeFrom(ctx.db, ctx.institution.id, id);
+    if (before !== 'fulfilled' && row.status === 'fulfilled')
+      ctx.consequences?.push({
+        objectType: 'pledge',
+        happened: 'fulfilled',
+        object: presentPledge(row),
+      });
+  }
 }

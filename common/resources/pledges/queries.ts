@@ -30,6 +30,16 @@ export async function settlePledge(
   pledgeId: number,
   close?: { status: Extract<PledgeStatus, 'written_off' | 'cancelled'>; reason: string },
 ): Promise<PledgeRow> {
+  return (await settlePledgeFrom(db, institutionId, pledgeId, close)).row;
+}
+
+/** settlePledge, answering also the status the pledge had before. */
+export async function settlePledgeFrom(
+  db: CommonQueryMethods,
+  institutionId: number,
+  pledgeId: number,
+  close?: { status: Extract<PledgeStatus, 'written_off' | 'cancelled'>; reason: string },
+): Promise<{ before: PledgeStatus; row: PledgeRow }> {
   const pledge = await findRow(db, pledgeTable, institutionId, pledgeId, sql.fragment`FOR UPDATE`);
   if (!pledge) throw new Error(`pledge ${pledgeId} is not of institution ${institutionId}`);
   const paid = toCents(await paidOf(db, institutionId, pledgeId));
@@ -42,7 +52,7 @@ export async function settlePledge(
   const closing = close
     ? sql.fragment`, close_reason = ${close.reason}, closed_at = now()`
     : sql.fragment``;
-  return db.one(sql.type(pledgeTable.row)`
+  const row = (await db.one(sql.type(pledgeTable.row)`
     UPDATE pledges
     SET amount_paid = ${centsToNumber(paid).toFixed(2)}::numeric,
         amount_written_off = ${centsToNumber(writtenOff).toFixed(2)}::numeric,
@@ -51,7 +61,8 @@ export async function settlePledge(
         fund_outstanding = ${JSON.stringify(open ? proRata(pledge.designations, balance) : [])}::jsonb,
         updated_at = now() ${closing}
     WHERE institution_id = ${institutionId} AND id = ${pledgeId}
-    RETURNING ${columnsOf(pledgeTable)}`) as Promise<PledgeRow>;
+    RETURNING ${columnsOf(pledgeTable)}`)) as PledgeRow;
+  return { before: pledge.status, row };
 }
 
 /** Whether any gift names the pledge as its payment, whatever has become of it since. */

@@ -7,7 +7,9 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
 } from './commands.js';
+import { webhookDeliveryResponse } from '../../webhooks/deliveries.js';
 import { webhookEndpointList } from './list.js';
+import { retryWebhookDelivery } from './retryDelivery.js';
 import { presentWebhookEndpoint } from './present.js';
 import { webhookEndpointResponse } from './response.js';
 import {
@@ -46,6 +48,29 @@ export const webhookEndpoints: ResourceDescriptor = {
         notes: {},
         conflicts: [],
         example: {},
+      },
+    },
+  ],
+  nestedActions: [
+    {
+      under: 'deliveries',
+      param: 'delivery_id',
+      name: 'retry',
+      object: 'webhook_delivery',
+      label: 'webhook delivery',
+      happened: 'retried',
+      command: retryWebhookDelivery,
+      response: webhookDeliveryResponse,
+      text: {
+        component: 'WebhookDelivery',
+        operationId: 'retryWebhookDelivery',
+        summary: 'Send a webhook delivery again now',
+        description: [
+          'Sends the delivery once more, whatever its status: it becomes `pending`, due now, and the worker sends it as soon as this write has committed; its scheduled retries, if any, stand. Answers the delivery as it then is. The body is `{}`.',
+          'It is a write like any other: its event is `webhook_delivery.retried`, carrying the delivery; a dry run sends nothing, and a request replayed under its `Idempotency-Key` answers the same and sends nothing more. Two requests with different keys send twice.',
+          'An endpoint or delivery of another institution is as absent as a missing one (404).',
+        ].join('\n\n'),
+        paramDescription: 'The delivery’s id, as the endpoint’s deliveries list gives it.',
       },
     },
   ],

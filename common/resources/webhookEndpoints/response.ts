@@ -12,7 +12,9 @@ export const webhookEndpointResponse = z.object({
   description: z.string().nullable(),
   status: z
     .enum(['enabled', 'disabled'])
-    .describe('`disabled` receives nothing; a 410 Gone answer from the url disables it.'),
+    .describe(
+      '`disabled` receives nothing. The service disables an endpoint whose url answers 410 Gone, or whose deliveries all failed for 5 days (event `webhook_endpoint.updated`, with null `request_id`).',
+    ),
   secret: z
     .string()
     .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)

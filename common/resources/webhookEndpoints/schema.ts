@@ -63,7 +63,7 @@ export const webhookEndpointShape: Shape = {
 
 export const webhookEndpointDefaults = { description: null, status: 'enabled' } as const;
 
-const webhookEndpointRow = z.object({
+export const webhookEndpointRow = z.object({
   id: z.number(),
   url: z.string(),
   enabled_events: z.array(z.string()),

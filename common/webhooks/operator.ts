@@ -1,0 +1,96 @@
+/**
+ * The operator's webhook commands (cli/admin.ts `webhooks …`): they look across institutions,
+ * which no API key can.
+ */
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { FAILING_DAYS } from './health.js';
+
+const failingRow = z.object({
+  institution_id: z.number(),
+  institution: z.string(),
+  endpoint_id: z.number(),
+  url: z.string(),
+  status: z.string(),
+  consecutive_failures: z.number(),
+  last_error: z.string().nullable(),
+  last_failed_at: z.string(),
+});
+export type FailingEndpoint = z.infer<typeof failingRow>;
+
+/**
+ * Endpoints with a failed attempt in the last `hours`, most consecutive failures first:
+ * consecutive counts the failed attempts since the endpoint's last delivery, looking back
+ * FAILING_DAYS at most (or `hours`, if longer).
+ */
+export function failingEndpoints(pool: DatabasePool, hours: number, limit = 100) {
+  return pool.any(sql.type(failingRow)`
+    WITH recent AS (
+      SELECT d.institution_id, d.endpoint_id, a.id, a.started_at, a.error
+      FROM webhook_delivery_attempts a
+      JOIN webhook_deliveries d ON d.institution_id = a.institution_id AND d.id = a.delivery_id
+      WHERE a.started_at > now() - greatest(make_interval(hours => ${hours}),
+                                            make_interval(days => ${FAILING_DAYS}))),
+    last_ok AS (
+      SELECT institution_id, endpoint_id, max(started_at) AS at FROM recent
+      WHERE error IS NULL GROUP BY institution_id, endpoint_id),
+    failed AS (
+      SELECT r.institution_id, r.endpoint_id, count(*)::int AS consecutive_failures,
+             max(r.started_at) AS last_failed_at,
+             (array_agg(r.error ORDER BY r.started_at DESC, r.id DESC))[1] AS last_error
+      FROM recent r LEFT JOIN last_ok l
+        ON l.institution_id = r.institution_id AND l.endpoint_id = r.endpoint_id
+      WHERE r.error IS NOT NULL AND (l.at IS NULL OR r.started_at > l.at)
+      GROUP BY r.institution_id, r.endpoint_id)
+    SELECT f.institution_id, i.name AS institution, f.endpoint_id, w.url, w.status,
+           f.consecutive_failures, f.last_error, f.last_failed_at
+    FROM failed f
+    JOIN webhook_endpoints w ON w.institution_id = f.institution_id AND w.id = f.endpoint_id
+    JOIN institutions i ON i.id = f.institution_id
+    WHERE f.last_failed_at > now() - make_interval(hours => ${hours})
+    ORDER BY f.consecutive_failures DESC, f.last_failed_at DESC
+    LIMIT ${limit}`);
+}
+
+const owner = z.object({ institution_id: z.number(), status: z.string().nullable() });
+
+const replayed = z.object({
+  id: z.number(),
+  institution_id: z.number(),
+  endpoint_id: z.number(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.string(),
+});
+
+/**
+ * Queues a fresh send of one event to one endpoint, both of the same institution: the
+ * delivery (made now, or the one the event already had there) becomes pending and one more
+ * send is requested, which the worker queues as it queues an API retry. Throws a message for
+ * the operator when the event or the endpoint is missing, they belong to different
+ * institutions, or the endpoint is disabled.
+ */
+export async function replayEvent(pool: DatabasePool, eventId: string, endpointId: number) {
+  return pool.transaction(async (tx) => {
+    const event = await tx.maybeOne(sql.type(owner.extend({ type: z.string() }))`
+      SELECT institution_id, type, NULL AS status FROM events WHERE id = ${eventId}`);
+    if (!event) throw new Error(`No event with id ${eventId} (it may be past its retention)`);
+    const endpoint = await tx.maybeOne(sql.type(owner)`
+      SELECT institution_id, status FROM webhook_endpoints WHERE id = ${endpointId}`);
+    if (!endpoint) throw new Error(`No webhook endpoint with id ${endpointId}`);
+    if (endpoint.institution_id !== event.institution_id)
+      throw new Error(
+        `Event ${eventId} is of institution ${event.institution_id} and webhook endpoint ${endpointId} of institution ${endpoint.institution_id}: an event goes only to its own institution's endpoints`,
+      );
+    if (endpoint.status !== 'enabled')
+      throw new Error(`Webhook endpoint ${endpointId} is disabled: enable it first`);
+    return tx.one(sql.type(replayed)`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type,
+                                      next_attempt_at, retries_requested)
+      VALUES (${event.institution_id}, ${endpointId}, ${eventId}, ${event.type}, now(), 1)
+      ON CONFLICT (institution_id, endpoint_id, event_id) DO UPDATE
+        SET status = 'pending', next_attempt_at = now(), updated_at = now(),
+            retries_requested = webhook_deliveries.retries_requested + 1
+      RETURNING id, institution_id, endpoint_id, event_id, event_type, status`);
+  });
+}

@@ -9,6 +9,7 @@ import { ReplyInbox } from '../common/replies.js';
 import { createRedis, redisOptions } from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
+import { RevocationListener } from '../common/auth/revocationListener.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
@@ -47,6 +48,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
+  // LISTEN needs a session of its own: the direct URL when DATABASE_URL is a pooler.
+  const revocations = new RevocationListener(
+    config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL,
+    recentKeys,
+    logger,
+  );
+  if (config.API_KEY_CACHE_SECONDS > 0) revocations.start();
   const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
   const gateway = new WriteGateway({
     config,
@@ -94,6 +102,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       server.closeIdleConnections();
       await closed;
       clearInterval(sweep);
+      await revocations.close();
       await replies.close();
       await queue.close();
       await deliveries.close();

@@ -1,19 +1,28 @@
 /**
- * `npm run bench:lists`: does a keyset page deep in a million gifts cost what the first page
- * costs? Builds a scratch database on DATABASE_URL's server, seeds one institution, starts the
- * real API in this process and measures GET /api/v1/gifts with autocannon, next to the same SQL
- * run straight through pg. Drops the database (and its Redis keys) at the end.
+ * `npm run bench:lists`: what does GET /api/v1/gifts cost next to a bare Express server running
+ * the same SQL, and does a keyset page deep in a million gifts cost what the first page costs?
+ * Builds a scratch database on DATABASE_URL's server, seeds one institution, starts the real API
+ * and the baseline (bench/listBaselineServer.ts: Express answering GET /gifts with the first
+ * page's `select … limit 26` as JSON, nothing else) as processes of their own, and measures them
+ * with autocannon in alternating rounds; then the same SQL straight through pg. Prints req/s,
+ * latency, the CPU each server process spent per request and the ratios. Drops the database
+ * (and its Redis keys) at the end.
  *
  * Settings (environment): BENCH_GIFTS (1000000), BENCH_DONORS (gifts / 20), BENCH_FUNDS (25),
- * BENCH_DEPTH (90% of the gifts), BENCH_DURATION seconds per measurement (10), BENCH_WARMUP
- * seconds (2), BENCH_CONNECTIONS (10), BENCH_NEIGHBOUR_GIFTS (0: gifts of a second institution,
- * seeded after the first, newer than all of its gifts). Exit status 1 when the deep page costs
- * more than 1.3x the first, when a page query does not read gifts_pkey backward
- * (or sorts, or scans the table), or when a request fails.
+ * BENCH_DEPTH (90% of the gifts), BENCH_DURATION seconds per measurement (5), BENCH_ROUNDS of
+ * the HTTP measurements (2), BENCH_WARMUP seconds (2), BENCH_CONNECTIONS (10),
+ * BENCH_NEIGHBOUR_GIFTS (0: gifts of a second institution, seeded after the first, newer than
+ * all of its gifts), BENCH_LOG_LEVEL of the API (warn), BENCH_CPU_PROF (a directory: the API and
+ * the baseline write V8 CPU profiles there), BENCH_API_NODE_OPTIONS (Node flags for the API),
+ * BENCH_COMPARE_DIST (another build's dist/, whose API is measured beside this one). Exit status
+ * 1 when the API's first page makes less than 0.8x the baseline's req/s, when the deep page costs
+ * more than 1.3x the first, when a page query does not read gifts_pkey backward (or sorts, or
+ * scans the table), or when a request fails.
  */
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { sql, type FragmentSqlToken, type QuerySqlToken } from 'slonik';
 import { migrateUp } from '../common/db/migrate.js';
@@ -51,13 +60,15 @@ const settings = {
   donors: intSetting('BENCH_DONORS', Math.max(1, Math.round(gifts / 20))),
   funds: intSetting('BENCH_FUNDS', 25),
   depth: Math.min(intSetting('BENCH_DEPTH', Math.floor(gifts * 0.9)), gifts - DEFAULT_LIMIT),
-  duration: intSetting('BENCH_DURATION', 10),
+  duration: intSetting('BENCH_DURATION', 5),
   warmup: intSetting('BENCH_WARMUP', 2, 0),
   connections: intSetting('BENCH_CONNECTIONS', 10),
   neighbourGifts: intSetting('BENCH_NEIGHBOUR_GIFTS', 0, 0),
   rounds: intSetting('BENCH_ROUNDS', 2),
-  /** Where the API process writes a V8 CPU profile (`--cpu-prof`) when it stops; unset: none. */
+  /** Where the API and baseline processes write V8 CPU profiles (`--cpu-prof`) when they stop. */
   cpuProfileDir: process.env.BENCH_CPU_PROF || null,
+  /** Another build's dist/ (e.g. the main branch's), whose API is measured beside this one. */
+  compareDist: process.env.BENCH_COMPARE_DIST || null,
 };
 const baseUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -225,25 +236,38 @@ async function main(): Promise<number> {
   });
   // The API and the baseline each run as a process of their own, as they would in production,
   // so that neither shares an event loop with the load generator.
+  const profileOptions = settings.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`]
+    : [];
+  const apiNodeOptions = (process.env.BENCH_API_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
   const apiPort = await freePort();
-  const apiProcess = spawnProcess(
-    'api/main.js',
-    {
-      PORT: String(apiPort),
-      DATABASE_URL: url,
-      REDIS_URL: redisUrl,
-      CURSOR_SECRET: cursorSecret,
-      QUEUE_PREFIX: queuePrefix,
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
-      DATABASE_POOL_SIZE: poolSize,
-      // One key at full speed: measured with the limiter running, at a ceiling it never reaches.
-      RATE_LIMIT_PER_SECOND: '1000000',
-    },
-    settings.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`] : [],
-  );
+  const apiEnv = {
+    PORT: String(apiPort),
+    DATABASE_URL: url,
+    REDIS_URL: redisUrl,
+    CURSOR_SECRET: cursorSecret,
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
+    DATABASE_POOL_SIZE: poolSize,
+    // One key at full speed: measured with the limiter running, at a ceiling it never reaches.
+    RATE_LIMIT_PER_SECOND: '1000000',
+  };
+  const apiProcess = spawnProcess('api/main.js', apiEnv, [...apiNodeOptions, ...profileOptions]);
   cleanups.push(() => stop(apiProcess));
   const api = { url: `http://127.0.0.1:${apiPort}` };
   await until('the API', async () => (await fetch(`${api.url}/health`)).ok);
+  // Another build's API (BENCH_COMPARE_DIST), on the same database, measured in the same rounds.
+  let compare: { url: string; pid: number | undefined } | null = null;
+  if (settings.compareDist) {
+    const port = await freePort();
+    const child = spawnProcess(path.resolve(settings.compareDist, 'api/main.js'), {
+      ...apiEnv,
+      PORT: String(port),
+    });
+    cleanups.push(() => stop(child));
+    compare = { url: `http://127.0.0.1:${port}`, pid: child.pid };
+    await until('the API to compare with', async () => (await fetch(`${compare!.url}/health`)).ok);
+  }
 
   // The deep position: the id of the row `depth` rows below the newest, as a real cursor.
   const sqlPool = new pg.Pool({ connectionString: url, max: settings.connections });
@@ -296,13 +320,17 @@ async function main(): Promise<number> {
 
   // The baseline: Express answering GET /gifts with the first page's SQL, nothing else.
   const barePort = await freePort();
-  const bareProcess = spawnProcess('bench/listBaselineServer.js', {
-    PORT: String(barePort),
-    DATABASE_URL: url,
-    BENCH_POOL_SIZE: poolSize,
-    BENCH_PAGE_SQL: firstSql.text,
-    BENCH_PAGE_VALUES: JSON.stringify(firstSql.values),
-  });
+  const bareProcess = spawnProcess(
+    'bench/listBaselineServer.js',
+    {
+      PORT: String(barePort),
+      DATABASE_URL: url,
+      BENCH_POOL_SIZE: poolSize,
+      BENCH_PAGE_SQL: firstSql.text,
+      BENCH_PAGE_VALUES: JSON.stringify(firstSql.values),
+    },
+    profileOptions,
+  );
   cleanups.push(() => stop(bareProcess));
   const bareUrl = `http://127.0.0.1:${barePort}/gifts`;
   await until('the baseline server', async () => (await fetch(bareUrl)).ok);
@@ -329,6 +357,15 @@ async function main(): Promise<number> {
     { label: 'bare Express + pg, first page', url: bareUrl, pid: bareProcess.pid },
     { label: 'API first page', url: firstUrl, pid: apiProcess.pid },
     { label: `API deep page (row ${settings.depth})`, url: deepUrl, pid: apiProcess.pid },
+    ...(compare
+      ? [
+          {
+            label: 'compared build: first page',
+            url: firstUrl.replace(api.url, compare.url),
+            pid: compare.pid,
+          },
+        ]
+      : []),
   ].map((target) => ({ ...target, requests: 0, seconds: 0, cpuSeconds: 0, results: [] }));
   for (let round = 1; round <= settings.rounds; round += 1) {
     for (const target of http) {
@@ -388,6 +425,11 @@ async function main(): Promise<number> {
     '',
     'server CPU per request (ms): ' +
       http.map((target) => `${target.label} ${format(cpuMs(target), 3)}`).join(', '),
+    ...(compare
+      ? [
+          `compared build (${settings.compareDist}) first page vs bare: ${format(rate(measurements, 3) / rate(measurements, 0))}x`,
+        ]
+      : []),
     `API first page vs bare Express + pg (req/s): ${format(apiVsBare)}x ` +
       `(CPU per request: bare/API ${format(cpuMs(http[0]!) / cpuMs(http[1]!))}x); ` +
       `at least ${MIN_VS_BARE}x: ${fastEnough ? 'HOLDS' : 'DOES NOT HOLD'}`,

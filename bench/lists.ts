@@ -376,6 +376,7 @@ async function main(): Promise<number> {
       const cpuBefore = target.pid ? await cpuSecondsOf(target.pid) : null;
       const result = await httpLoad(target.url, apiKey.key, settings.duration);
       const cpuAfter = target.pid ? await cpuSecondsOf(target.pid) : null;
+      log(`  ${format(result.requestsPerSecond, 1)} req/s, p50 ${format(result.p50)} ms`);
       target.results.push(result);
       target.requests += result.requests;
       target.seconds += result.requests / result.requestsPerSecond;

@@ -1,3 +1,5 @@
+import { sql } from 'slonik';
+import { z } from 'zod';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { waitFor } from './helpers/wait.js';
@@ -71,6 +73,42 @@ describe('revocation with keys cached for 300 s', () => {
     expect(await count()).toBe(before);
     // The institution's own key is untouched.
     expect((await service.call('GET', '/api/v1/donors')).status).toBe(200);
+  });
+
+  /** The backend of the API's listening connection, once it listens. */
+  const listener = () =>
+    service.db.maybeOneFirst(sql.type(z.object({ pid: z.number() }))`
+      SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'dgs-api-revocations'
+        AND query = 'LISTEN api_key_revoked'`);
+
+  test('a lost listening connection forgets every key: a revocation made unheard is not missed', async () => {
+    await waitFor(async () => (await listener()) !== null, 5_000, 'the API to listen');
+    const key = await insertApiKey(service.db, service.tenant.institutionId);
+    expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
+    // A revocation nobody hears (the announcing trigger off): the process keeps answering the key.
+    await service.db.query(
+      sql.unsafe`ALTER TABLE api_keys DISABLE TRIGGER api_keys_announce_change`,
+    );
+    try {
+      await revokeApiKey(service.db, key.id);
+      expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
+
+      // The listening connection is cut; the process reconnects and asks Postgres afresh.
+      const cut = await listener();
+      await service.db.query(sql.unsafe`SELECT pg_terminate_backend(${cut})`);
+      await waitFor(
+        async () => ![null, cut].includes(await listener()),
+        5_000,
+        'the API to listen again',
+      );
+      expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(401);
+      expect((await service.call('GET', '/api/v1/gifts')).status).toBe(200);
+    } finally {
+      await service.db.query(
+        sql.unsafe`ALTER TABLE api_keys ENABLE TRIGGER api_keys_announce_change`,
+      );
+    }
   });
 });
 

@@ -439,6 +439,7 @@ async function main(): Promise<number> {
     '',
     `deep/first cost (first req/s / deep req/s): HTTP ${format(httpRatio)}x, SQL ${format(sqlRatio)}x` +
       `   (p50 deep/first: HTTP ${format(measurements[2]![1].p50 / measurements[1]![1].p50)}x, SQL ${format(sqlMeasurements[1]![1].p50 / sqlMeasurements[0]![1].p50)}x)`,
+    `deep/first CPU the API process spends per request: ${format(cpuMs(http[2]!) / cpuMs(http[1]!))}x`,
     `the API's SQL for a deep page (page + previous-page probe) vs the first page: ${format(probeRatio)}x`,
     `deep page costs at most ${MAX_RATIO}x the first: ${holds ? 'HOLDS' : 'DOES NOT HOLD'}`,
     '',

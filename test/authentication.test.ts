@@ -5,6 +5,7 @@ import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { WRITE_QUEUE } from '../common/queue.js';
 import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { revokeUnannounced } from './helpers/revocation.js';
 import { waitFor } from './helpers/wait.js';
 
 interface ErrorBody {
@@ -226,15 +227,20 @@ describe('several keys and revocation', () => {
       gift_date: '2026-05-01',
     });
 
-    /** A key that has just written (so this API process holds it as confirmed), then revoked. */
-    async function justRevokedKey() {
+    /**
+     * A key that has just written (so this API process holds it as confirmed), then revoked:
+     * `heard`, announced as every revocation is; else without the notice, as when a request
+     * arrives a moment before the notice does, so that only the worker's check can refuse it.
+     */
+    async function justRevokedKey(heard = false) {
       const key = await insertApiKey(service.db, service.tenant.institutionId);
       const write = await service.call('POST', '/api/v1/gifts', {
         key: key.key,
         body: giftBody('before revocation'),
       });
       expect(write.status).toBe(201);
-      await revokeApiKey(service.db, key.id);
+      if (heard) await revokeApiKey(service.db, key.id);
+      else await revokeUnannounced(service.db, key.id);
       return key;
     }
 
@@ -302,7 +308,7 @@ describe('several keys and revocation', () => {
     });
 
     test('reads and dry runs after revocation: 401 as soon as this process hears of it', async () => {
-      const key = await justRevokedKey();
+      const key = await justRevokedKey(true);
       await refusedSoon(() => service.call('GET', '/api/v1/institution', { key: key.key }));
       const calls = [
         service.call('GET', '/api/v1/institution', { key: key.key }),
@@ -325,7 +331,7 @@ describe('several keys and revocation', () => {
         headers,
       });
       expect(first.status).toBe(201);
-      await revokeApiKey(service.db, key.id);
+      await revokeUnannounced(service.db, key.id);
       const retry = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
         key: key.key,
         body: giftBody('replayed?'),
@@ -336,8 +342,18 @@ describe('several keys and revocation', () => {
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
     });
 
-    test('once the revocation is heard, even a refusal that needs no worker answers 401', async () => {
+    test('a refusal that needs no worker may still answer a just-revoked key until the notice arrives (the documented window)', async () => {
       const key = await justRevokedKey();
+      const malformed = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
+        key: key.key,
+        rawBody: '{"not json',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(malformed.status).toBe(400);
+    });
+
+    test('once the revocation is heard, even a refusal that needs no worker answers 401', async () => {
+      const key = await justRevokedKey(true);
       await refusedSoon(() => service.call('GET', '/api/v1/institution', { key: key.key }));
       const malformed = await service.call<ErrorBody>('POST', '/api/v1/gifts', {
         key: key.key,

@@ -2,6 +2,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { revokeUnannounced } from './helpers/revocation.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
@@ -86,29 +87,20 @@ describe('revocation with keys cached for 300 s', () => {
     await waitFor(async () => (await listener()) !== null, 5_000, 'the API to listen');
     const key = await insertApiKey(service.db, service.tenant.institutionId);
     expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
-    // A revocation nobody hears (the announcing trigger off): the process keeps answering the key.
-    await service.db.query(
-      sql.unsafe`ALTER TABLE api_keys DISABLE TRIGGER api_keys_announce_change`,
-    );
-    try {
-      await revokeApiKey(service.db, key.id);
-      expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
+    // A revocation nobody hears: the process keeps answering the key.
+    await revokeUnannounced(service.db, key.id);
+    expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
 
-      // The listening connection is cut; the process reconnects and asks Postgres afresh.
-      const cut = await listener();
-      await service.db.query(sql.unsafe`SELECT pg_terminate_backend(${cut})`);
-      await waitFor(
-        async () => ![null, cut].includes(await listener()),
-        5_000,
-        'the API to listen again',
-      );
-      expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(401);
-      expect((await service.call('GET', '/api/v1/gifts')).status).toBe(200);
-    } finally {
-      await service.db.query(
-        sql.unsafe`ALTER TABLE api_keys ENABLE TRIGGER api_keys_announce_change`,
-      );
-    }
+    // The listening connection is cut; the process reconnects and asks Postgres afresh.
+    const cut = await listener();
+    await service.db.query(sql.unsafe`SELECT pg_terminate_backend(${cut})`);
+    await waitFor(
+      async () => ![null, cut].includes(await listener()),
+      5_000,
+      'the API to listen again',
+    );
+    expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(401);
+    expect((await service.call('GET', '/api/v1/gifts')).status).toBe(200);
   });
 });
 

@@ -25,6 +25,7 @@ export class RevocationListener {
   private client: pg.Client | null = null;
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
+  private warned = false;
 
   constructor(
     private readonly url: string,
@@ -63,10 +64,13 @@ export class RevocationListener {
       this.events.listening(false);
       void client.end().catch(() => {});
       if (this.closed) return;
-      this.logger.warn(
-        { err: error },
-        'lost the connection that hears API key revocations; reads ask Postgres until it is back',
-      );
+      // Once per outage, not once per attempt.
+      if (!this.warned)
+        this.logger.warn(
+          { err: error },
+          'not listening for API key revocations; reads ask Postgres until the connection is back',
+        );
+      this.warned = true;
       this.retry = setTimeout(() => void this.connect(), RECONNECT_DELAY_MS);
     };
     client.on('error', onLost);
@@ -87,6 +91,7 @@ export class RevocationListener {
       return;
     }
     this.client = client;
+    this.warned = false;
     this.events.listening(true);
   }
 }

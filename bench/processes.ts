@@ -5,9 +5,16 @@ import { fileURLToPath } from 'node:url';
 
 const distRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Starts a compiled entry point (e.g. `api/main.js`) with its stdout discarded. */
-export function spawnProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(distRoot, entry)], {
+/**
+ * Starts a compiled entry point (e.g. `api/main.js`, or an absolute path) with its stdout
+ * discarded; `nodeOptions` go to Node before the entry (e.g. `--cpu-prof`).
+ */
+export function spawnProcess(
+  entry: string,
+  env: Record<string, string>,
+  nodeOptions: string[] = [],
+): ChildProcess {
+  return spawn(process.execPath, [...nodeOptions, path.resolve(distRoot, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

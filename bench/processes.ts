@@ -5,9 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 const distRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Starts a compiled entry point (e.g. `api/main.js`) with its stdout discarded. */
+/**
+ * Starts a compiled entry point (e.g. `api/main.js`, or an absolute path into another build)
+ * with its stdout discarded.
+ */
 export function spawnProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(distRoot, entry)], {
+  return spawn(process.execPath, [path.resolve(distRoot, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -24,7 +24,8 @@ const ADMIN_QUEUES_PATH = '/admin/queues';
 export interface AdminDashboardOptions {
   /** ADMIN_TOKEN: at least 16 characters. */
   token: string;
-  queue: WriteQueue;
+  /** The write queues: one, or one per shard (WRITE_QUEUE_SHARDS). */
+  queues: readonly WriteQueue[];
   /** The webhook deliveries, shown beside the writes. */
   webhookQueue: DeliveryQueue;
 }
@@ -89,15 +90,21 @@ const servedFromHere: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function adminDashboard({ token, queue, webhookQueue }: AdminDashboardOptions): Router {
+export function adminDashboard({ token, queues, webhookQueue }: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
     queues: [
-      new BullMQAdapter(queue, {
-        readOnlyMode: true,
-        description: 'Writes waiting for, held by, or finished by a worker',
-      }),
+      ...queues.map(
+        (queue) =>
+          new BullMQAdapter(queue, {
+            readOnlyMode: true,
+            description:
+              queues.length === 1
+                ? 'Writes waiting for, held by, or finished by a worker'
+                : `Writes of the institutions of shard ${queue.name}: waiting for, held by, or finished by a worker`,
+          }),
+      ),
       new BullMQAdapter(webhookQueue, {
         readOnlyMode: true,
         description:

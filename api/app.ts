@@ -131,7 +131,7 @@ export function createApp(deps: AppDeps): Express {
         () => true,
         () => false,
       ),
-      deps.workers.present().catch(() => false),
+      deps.workers.presentAnywhere(),
     ]);
     const ready = database && redis && worker;
     res

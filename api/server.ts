@@ -4,9 +4,14 @@ import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
 import { createApiMetrics } from '../common/metrics.js';
-import { createWriteQueue } from '../common/queue.js';
+import { WriteQueues } from '../common/queue.js';
 import { ReplyInbox } from '../common/replies.js';
-import { createRedis, redisOptions } from '../common/redis.js';
+import {
+  closeQueueConnection,
+  createRedis,
+  queueConnection,
+  redisTargetOf,
+} from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { WriteGateway } from './writeGateway.js';
@@ -35,33 +40,33 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
         applicationName: 'dgs-api-read',
       })
     : pool;
-  const redis = createRedis(config.REDIS_URL, 'request');
-  const queue = createWriteQueue(redisOptions(config.REDIS_URL, 'request'), config.QUEUE_PREFIX);
+  const target = redisTargetOf(config);
+  const redis = createRedis(target, 'request');
+  const connection = queueConnection(target, 'request');
+  const queues = WriteQueues.open(connection, config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS);
   // A connection of its own: a subscribed connection takes no other command.
-  const replies = new ReplyInbox(createRedis(config.REDIS_URL, 'blocking'), config.QUEUE_PREFIX);
-  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  const replies = new ReplyInbox(createRedis(target, 'blocking'), config.QUEUE_PREFIX);
+  for (const queue of queues.shards)
+    queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   // Subscribed before the first job is queued, so no reply can come first.
-  await Promise.all([queue.waitUntilReady(), replies.start()]);
+  await Promise.all([queues.waitUntilReady(), replies.start()]);
 
   // The webhooks queue, for the metrics and the queue board; the API queues nothing on it.
-  const deliveries = createDeliveryQueue(
-    redisOptions(config.REDIS_URL, 'request'),
-    config.QUEUE_PREFIX,
-  );
+  const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);
   deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const metrics = createApiMetrics(
     pool,
-    () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+    () => queues.counts('waiting', 'active', 'delayed', 'failed'),
     () => deliveries.getJobCounts('waiting', 'delayed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
-  const workers = new WorkerPresence(redis, config.QUEUE_PREFIX);
+  const workers = new WorkerPresence(redis, config);
   const gateway = new WriteGateway({
     config,
     metrics,
     pool,
     redis,
-    queue,
+    queues,
     replies,
     recentKeys,
     workers,
@@ -78,7 +83,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metricsToken: config.METRICS_TOKEN ?? null,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
     admin: config.ADMIN_TOKEN
-      ? { token: config.ADMIN_TOKEN, queue, webhookQueue: deliveries }
+      ? { token: config.ADMIN_TOKEN, queues: queues.shards, webhookQueue: deliveries }
       : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
   });
@@ -99,8 +104,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       await closed;
       clearInterval(sweep);
       await replies.close();
-      await queue.close();
+      await queues.close();
       await deliveries.close();
+      closeQueueConnection(connection);
       redis.disconnect();
       await pool.end();
       if (readPool !== pool) await readPool.end();

@@ -21,8 +21,7 @@ import {
   releaseLock,
 } from '../common/idempotency/lock.js';
 import type { ApiMetrics } from '../common/metrics.js';
-import type { WriteQueue } from '../common/queue.js';
-import { WRITE_JOB } from '../common/queue.js';
+import { WRITE_JOB, type WriteQueues } from '../common/queue.js';
 import type { ReplyInbox } from '../common/replies.js';
 import type { Redis } from '../common/redis.js';
 import type { WorkerPresence } from '../common/workerPresence.js';
@@ -33,7 +32,8 @@ export interface GatewayDeps {
   metrics: ApiMetrics;
   pool: DatabasePool;
   redis: Redis;
-  queue: WriteQueue;
+  /** The write queues; an institution's writes all go to its shard's. */
+  queues: WriteQueues;
   /** This process's reply channel: the worker answers each write there. */
   replies: ReplyInbox;
   recentKeys: RecentKeys;
@@ -74,7 +74,7 @@ export class WriteGateway {
   async submit(job: WriteJob): Promise<WriteResult> {
     // With no worker running, a write would only wait for WRITE_TIMEOUT_MS and leave its key held:
     // answer 503 at once, with nothing queued and the key free.
-    if (!(await this.deps.workers.present())) return noWorker;
+    if (!(await this.deps.workers.present(job.institution.id))) return noWorker;
     const result = await this.submitOnce(job);
     // The key was admitted from the recent list and a worker (or the receipt lookup) found it
     // revoked: the next request asks Postgres.
@@ -95,7 +95,7 @@ export class WriteGateway {
     if (!key) return this.enqueueAndWait(job);
 
     const { redis } = this.deps;
-    const lockKey = lockKeyFor(this.deps.config.QUEUE_PREFIX, job.institution.id, key);
+    const lockKey = lockKeyFor(this.deps.config, job.institution.id, key);
     const token = newLockToken(job.fingerprint, job.requestId);
     let attempt = await acquireLock(redis, lockKey, token);
     if (attempt.state === 'done') {
@@ -149,11 +149,9 @@ export class WriteGateway {
     // Listening before the job exists means its completion cannot be missed.
     const waiting = this.deps.replies.watch(job.requestId, this.deps.config.WRITE_TIMEOUT_MS);
     try {
-      await this.deps.queue.add(
-        WRITE_JOB,
-        { ...job, replyTo: this.deps.replies.channel },
-        { jobId: job.requestId },
-      );
+      await this.deps.queues
+        .for(job.institution.id)
+        .add(WRITE_JOB, { ...job, replyTo: this.deps.replies.channel }, { jobId: job.requestId });
     } catch (error) {
       waiting.cancel();
       throw error;

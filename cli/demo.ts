@@ -25,6 +25,7 @@ import { DemoError } from './demo/errors.js';
 import { counts, readyScreen, say } from './demo/print.js';
 import { createDemoInstitution, reopenDemoInstitution } from './demo/seed.js';
 import { checkPort, demoConfig, demoServices, emptyQueue, startStack } from './demo/supervise.js';
+import { redisTargetOf } from '../common/redis.js';
 
 const USAGE =
   'Usage: npm run demo [-- --fresh]   (--fresh: drop the kept demo data and start over)';
@@ -45,7 +46,10 @@ async function main(args: string[]): Promise<void> {
   const config = demoConfig(env, { database: target.url, redis: services.redisUrl }, derivedPrefix);
 
   // A queue prefix of the demo's own: jobs of an earlier demo run must not reach this database.
-  await emptyQueue(config.REDIS_URL, config.QUEUE_PREFIX === derivedPrefix ? derivedPrefix : null);
+  await emptyQueue(
+    redisTargetOf(config),
+    config.QUEUE_PREFIX === derivedPrefix ? derivedPrefix : null,
+  );
 
   const kept = await prepareDatabase(target, fresh);
   say(

@@ -28,9 +28,35 @@ const configSchema = z.object({
    * it; writes, dry runs and their checks stay on DATABASE_URL. Unset: everything on DATABASE_URL.
    */
   DATABASE_READ_URL: z.url().optional(),
-  REDIS_URL: z.url().refine((url) => /^rediss?:\/\//.test(url), {
-    message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
-  }),
+  /** Required unless REDIS_CLUSTER_NODES is set (checked by `settingsSchema`). */
+  REDIS_URL: z
+    .url()
+    .refine((url) => /^rediss?:\/\//.test(url), {
+      message: 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
+    })
+    .optional(),
+  /**
+   * A Redis Cluster, as some of its nodes (`host:port,host:port`); when set, every Redis
+   * connection goes to the cluster and REDIS_URL is not used.
+   */
+  REDIS_CLUSTER_NODES: commaList.pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be host:port pairs, comma-separated')
+          .transform((node) => {
+            const colon = node.lastIndexOf(':');
+            return { host: node.slice(0, colon), port: Number(node.slice(colon + 1)) };
+          }),
+      )
+      .max(100),
+  ),
+  /**
+   * How many write queues the writes are spread over, by institution; every worker takes jobs
+   * from all of them. More than one lets a Redis Cluster share the queue work among its masters.
+   */
+  WRITE_QUEUE_SHARDS: z.coerce.number().int().min(1).max(64).default(1),
   CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters'),
   NODE_ENV: z.string().optional(),
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
@@ -103,6 +129,12 @@ const configSchema = z.object({
     .optional(),
 });
 
+/** The rules that span variables. */
+const settingsSchema = configSchema.superRefine((config, context) => {
+  if (!config.REDIS_URL && !config.REDIS_CLUSTER_NODES.length)
+    context.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'is required' });
+});
+
 export type Config = z.infer<typeof configSchema>;
 
 /** The sample secret of docker-compose.yml: fine for a try-out, never for production. */
@@ -112,7 +144,7 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; the first bad variable is reported by name in one line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env);
+  const result = settingsSchema.safeParse(env);
   if (result.success) {
     if (result.data.NODE_ENV === 'production' && result.data.CURSOR_SECRET === SAMPLE_CURSOR_SECRET)
       throw new ConfigError(

@@ -1,11 +1,59 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type JobsOptions, type JobType } from 'bullmq';
 import type { WriteJob, WriteResult } from './commands/runWrite.js';
+import { queueLocation, shardLocation, shardOf, type QueueLocation } from './queueShards.js';
 
 export const WRITE_QUEUE = 'writes';
 /** BullMQ's name for the job type; one type, the command is in the data. */
 export const WRITE_JOB = 'write';
 
 export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
+
+/** The settings that say where a deployment's write queues are. */
+export interface QueueSettings {
+  QUEUE_PREFIX: string;
+  WRITE_QUEUE_SHARDS: number;
+}
+
+const locationsCache = new Map<string, readonly QueueLocation[]>();
+
+/**
+ * The write queues of a deployment with `shards` of them (WRITE_QUEUE_SHARDS): one queue named
+ * `writes` when there is one shard, else `writes-0` … `writes-<shards-1>`, each in a slot of its
+ * own (common/queueShards.ts).
+ */
+export function writeQueueLocations(queuePrefix: string, shards: number): readonly QueueLocation[] {
+  const cacheKey = `${queuePrefix}/${shards}`;
+  let locations = locationsCache.get(cacheKey);
+  if (!locations) {
+    locations =
+      shards === 1
+        ? [queueLocation(queuePrefix, WRITE_QUEUE)]
+        : Array.from({ length: shards }, (_, index) =>
+            shardLocation(queuePrefix, WRITE_QUEUE, index, shards),
+          );
+    locationsCache.set(cacheKey, locations);
+  }
+  return locations;
+}
+
+/**
+ * The queue an institution's writes go to. Its prefix is the institution's shard: the keys that
+ * belong to the institution's writes (idempotency leases, the worker heartbeat its API reads) are
+ * put under it too, so that on a cluster a shard is the unit of failure: a master lost stops the
+ * writes of its shard's institutions, and no other's.
+ */
+export function writeQueueLocationFor(
+  queuePrefix: string,
+  shards: number,
+  institutionId: number,
+): QueueLocation {
+  const locations = writeQueueLocations(queuePrefix, shards);
+  return locations[shardOf(institutionId, shards)]!;
+}
+
+/** The key prefix (with its hash tag) of an institution's shard. */
+export const shardPrefixFor = (settings: QueueSettings, institutionId: number): string =>
+  writeQueueLocationFor(settings.QUEUE_PREFIX, settings.WRITE_QUEUE_SHARDS, institutionId).prefix;
 
 /**
  * How long Redis keeps a completed job, for inspection on the dashboard. Nothing else depends on
@@ -29,13 +77,50 @@ const writeJobOptions: JobsOptions = {
  */
 export const EVENT_STREAM_MAX_LENGTH = 10_000;
 
-export function createWriteQueue(connection: ConnectionOptions, prefix: string): WriteQueue {
-  const queue: WriteQueue = new Queue(WRITE_QUEUE, {
+export function createWriteQueue(
+  connection: ConnectionOptions,
+  location: QueueLocation,
+): WriteQueue {
+  const queue: WriteQueue = new Queue(location.name, {
     connection,
-    prefix,
+    prefix: location.prefix,
     defaultJobOptions: writeJobOptions,
     streams: { events: { maxLen: EVENT_STREAM_MAX_LENGTH } },
   });
   queue.setMaxListeners(0);
   return queue;
+}
+
+/** The API's producers: one queue per shard, and the rule choosing an institution's. */
+export class WriteQueues {
+  constructor(readonly shards: readonly WriteQueue[]) {}
+
+  static open(connection: ConnectionOptions, queuePrefix: string, shards: number): WriteQueues {
+    return new WriteQueues(
+      writeQueueLocations(queuePrefix, shards).map((location) =>
+        createWriteQueue(connection, location),
+      ),
+    );
+  }
+
+  for(institutionId: number): WriteQueue {
+    return this.shards[shardOf(institutionId, this.shards.length)]!;
+  }
+
+  /** Jobs by state, summed over the shards. */
+  async counts(...states: JobType[]): Promise<Record<string, number>> {
+    const all = await Promise.all(this.shards.map((queue) => queue.getJobCounts(...states)));
+    const sum: Record<string, number> = {};
+    for (const counts of all)
+      for (const [state, count] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + count;
+    return sum;
+  }
+
+  async waitUntilReady(): Promise<void> {
+    await Promise.all(this.shards.map((queue) => queue.waitUntilReady()));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.shards.map((queue) => queue.close()));
+  }
 }

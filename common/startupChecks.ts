@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import type { Config } from './config.js';
 import { migrationsDir } from './db/migrate.js';
-import { redisOptions } from './redis.js';
+import { describeRedisTarget, redisOptions, redisTargetOf, type RedisTarget } from './redis.js';
 
 /**
  * What the API and the worker check before they start, so that a broken setting ends the process
@@ -80,21 +80,38 @@ async function checkPostgres(databaseUrl: string): Promise<void> {
   }
 }
 
-async function checkRedis(redisUrl: string): Promise<void> {
-  const where = whereOf(redisUrl, 6379);
-  const redis = new Redis({
-    ...redisOptions(redisUrl, 'request'),
-    connectTimeout: TIMEOUT_MS,
-    retryStrategy: () => null,
-    lazyConnect: true,
-  });
+async function checkRedis(target: RedisTarget): Promise<void> {
+  const where = describeRedisTarget(target);
+  // A cluster answers once it knows its slots; CLUSTER INFO says whether they are all served.
+  const redis =
+    typeof target === 'string'
+      ? new Redis({
+          ...redisOptions(target, 'request'),
+          connectTimeout: TIMEOUT_MS,
+          retryStrategy: () => null,
+          lazyConnect: true,
+        })
+      : new Cluster(target.cluster, {
+          redisOptions: { connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 1 },
+          clusterRetryStrategy: () => null,
+          lazyConnect: true,
+        });
   redis.on('error', () => {});
   try {
     await redis.connect();
-    await redis.ping();
+    if (redis instanceof Cluster) {
+      const info = String(await redis.cluster('INFO'));
+      if (!/cluster_state:ok/.test(info))
+        throw new StartupError(
+          `Redis Cluster at ${where} is not serving all its slots (cluster_state is not ok): check its masters, or set REDIS_CLUSTER_NODES to one that runs.`,
+        );
+    } else {
+      await redis.ping();
+    }
   } catch (error) {
+    if (error instanceof StartupError) throw error;
     throw new StartupError(
-      `Redis at ${where} does not answer (${codeOf(error) || (error as Error).message}): start it, or set REDIS_URL to one that runs.`,
+      `Redis at ${where} does not answer (${codeOf(error) || (error as Error).message}): start it, or set ${typeof target === 'string' ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES'} to one that runs.`,
     );
   } finally {
     redis.disconnect();
@@ -103,7 +120,7 @@ async function checkRedis(redisUrl: string): Promise<void> {
 
 /** Both stores answer and the database holds every migration; else a StartupError. */
 export async function checkDependencies(config: Config): Promise<void> {
-  await Promise.all([checkPostgres(config.DATABASE_URL), checkRedis(config.REDIS_URL)]);
+  await Promise.all([checkPostgres(config.DATABASE_URL), checkRedis(redisTargetOf(config))]);
 }
 
 /** Entry points call this: a failed check stops the process with its one line. */

@@ -1,7 +1,6 @@
 import { Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../common/idempotency/lock.js';
-import { WRITE_QUEUE } from '../common/queue.js';
 import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import {
@@ -13,6 +12,8 @@ import {
 } from './helpers/processes.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { sleep, waitFor } from './helpers/wait.js';
+import { queueLocation } from '../common/queueShards.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 type Body = Record<string, unknown> & { id: number; error?: { code: string } };
 
@@ -81,10 +82,7 @@ async function orphanLock(key: string, lockKey: string): Promise<number> {
   const lockedAt = Date.now();
   await killProcess(api.proc);
   expect(String(await cutOff)).toContain('fetch failed');
-  const queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  const queue = openWriteQueue(service.config, service.tenant.institutionId);
   await queue.drain();
   await queue.close();
   return lockedAt;
@@ -92,7 +90,7 @@ async function orphanLock(key: string, lockKey: string): Promise<number> {
 
 test('an idempotency lock whose API process died before queueing frees the key a second later', async () => {
   const key = 'held-by-the-dead';
-  const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
+  const lockKey = lockKeyFor(service.config, service.tenant.institutionId, key);
   const worker = service.workers[0]!.worker;
   await worker.pause();
   const lockedAt = await orphanLock(key, lockKey).finally(() => worker.resume());
@@ -161,8 +159,8 @@ test('a write whose API process answered 504 and then died still commits once, a
 describe('the expired-receipt sweeper', () => {
   const maintenance = () =>
     new Queue('maintenance', {
-      connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-      prefix: service.config.QUEUE_PREFIX,
+      connection: redisOptions(service.config.REDIS_URL!, 'blocking'),
+      ...queueLocation(service.config.QUEUE_PREFIX, 'maintenance'),
     });
 
   test('is scheduled once, every 10 minutes, however many workers run', async () => {

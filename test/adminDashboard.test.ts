@@ -3,7 +3,9 @@
  * configured, and then only for callers presenting that token (HTTP Basic password or Bearer).
  */
 import { loadConfig } from '../common/config.js';
+import { shardOf } from '../common/queueShards.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 const TOKEN = 'operator-token-for-the-tests-0123';
 
@@ -136,6 +138,50 @@ describe('with ADMIN_TOKEN', () => {
       body: { name: 'Arts Fund', code: 'ARTS-DASH' },
     });
     expect(created.status).toBe(201);
+  });
+});
+
+describe('with WRITE_QUEUE_SHARDS=3', () => {
+  let sharded: TestService;
+  beforeAll(async () => {
+    sharded = await startTestService({ ADMIN_TOKEN: TOKEN, WRITE_QUEUE_SHARDS: '3' });
+  });
+  afterAll(async () => {
+    await sharded?.close();
+  });
+
+  test('the dashboard shows one queue per shard, and a write lands in its institution’s', async () => {
+    const created = await sharded.call('POST', '/api/v1/funds', {
+      body: { name: 'Shard Fund', code: 'SHARD-DASH' },
+    });
+    expect(created.status).toBe(201);
+    type Board = {
+      queues: { name: string; readOnlyMode: boolean; counts: Record<string, number> }[];
+    };
+    const board = async () => {
+      const response = await get(sharded, '/admin/queues/api/queues', `Bearer ${TOKEN}`);
+      expect(response.status).toBe(200);
+      return JSON.parse(response.text) as Board;
+    };
+    const home = `writes-${shardOf(sharded.tenant.institutionId, 3)}`;
+    // The worker answers before BullMQ marks the job completed.
+    await waitFor(
+      async () =>
+        (await board()).queues.some(({ name, counts }) => name === home && counts.completed === 1),
+      5_000,
+      'the job completed on the dashboard',
+    );
+    const { queues } = await board();
+    expect(queues.map(({ name }) => name).sort()).toEqual([
+      'webhooks',
+      'writes-0',
+      'writes-1',
+      'writes-2',
+    ]);
+    for (const queue of queues.filter(({ name }) => name.startsWith('writes'))) {
+      expect(queue.readOnlyMode).toBe(true);
+      expect(queue.counts.completed).toBe(queue.name === home ? 1 : 0);
+    }
   });
 });
 

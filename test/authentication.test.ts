@@ -1,11 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
-import { Queue } from 'bullmq';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { waitFor } from './helpers/wait.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 interface ErrorBody {
   error: { type: string; code: string; message: string; request_id: string; param?: string };
@@ -339,10 +337,7 @@ describe('several keys and revocation', () => {
     test('a write queued before the revocation and run after it writes nothing', async () => {
       const key = await insertApiKey(service.db, service.tenant.institutionId);
       expect((await service.call('GET', '/api/v1/institution', { key: key.key })).status).toBe(200);
-      const queue = new Queue(WRITE_QUEUE, {
-        connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-        prefix: service.config.QUEUE_PREFIX,
-      });
+      const queue = openWriteQueue(service.config, service.tenant.institutionId);
       await Promise.all(service.workers.map((running) => running.worker.pause()));
       try {
         const before = await writeRowCount();

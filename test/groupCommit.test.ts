@@ -2,8 +2,7 @@ import { Queue } from 'bullmq';
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { insertApiKey, revokeApiKey } from '../common/institutions.js';
-import { WRITE_JOB, WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
+import { WRITE_JOB } from '../common/queue.js';
 import {
   startTestService,
   type ApiResponse,
@@ -13,6 +12,7 @@ import {
 import { holdDonorRow } from './helpers/rowLock.js';
 import { newDonor } from './helpers/singleStatement.js';
 import { waitFor } from './helpers/wait.js';
+import { openWriteQueue, openWriteQueues } from './helpers/writeQueue.js';
 
 /**
  * Gift creates that reach a worker together are committed together (worker/groupCommit.ts; its
@@ -27,6 +27,8 @@ const WORKER_CONCURRENCY = 16;
 
 let service: TestService;
 let queue: Queue;
+/** Every shard's queue: the two tenants' jobs may be in different ones. */
+let allQueues: Queue[];
 let other: Tenant;
 let heldDonorId: number;
 let donorId: number;
@@ -34,10 +36,8 @@ let otherDonorId: number;
 
 beforeAll(async () => {
   service = await startTestService({ WORKER_CONCURRENCY: String(WORKER_CONCURRENCY) });
-  queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  queue = openWriteQueue(service.config, service.tenant.institutionId);
+  allQueues = openWriteQueues(service.config);
   other = await service.createTenant('Other College', 'USD');
   heldDonorId = (await newDonor(service)).id;
   donorId = (await newDonor(service)).id;
@@ -46,8 +46,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await queue?.close();
+  await allQueues?.[0]?.close();
   await service?.close();
 });
+
+const activeJobs = async () =>
+  (await Promise.all(allQueues.map((shard) => shard.getActiveCount()))).reduce((a, b) => a + b, 0);
 
 const postGift = (key: string, donor: number, apiKey?: string) =>
   service.call<Body>('POST', '/api/v1/gifts', {
@@ -87,11 +91,7 @@ async function behindAHeldRow<T>(jobs: number, send: () => Promise<T>) {
       'the first create to wait on the held row',
     );
     rest = send();
-    await waitFor(
-      async () => (await queue.getActiveCount()) >= jobs,
-      5_000,
-      `${jobs} jobs in the worker`,
-    );
+    await waitFor(async () => (await activeJobs()) >= jobs, 5_000, `${jobs} jobs in the worker`);
   } finally {
     await hold.release();
   }

@@ -1,9 +1,8 @@
 import { Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../common/idempotency/lock.js';
-import { WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 /**
  * Idempotency does not depend on BullMQ's own keys: a finished job may be trimmed, removed by an
@@ -18,10 +17,7 @@ let donorId: number;
 
 beforeAll(async () => {
   service = await startTestService();
-  queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  queue = openWriteQueue(service.config, service.tenant.institutionId);
   const donor = await service.call<Body>('POST', '/api/v1/donors', {
     body: { role: 'Individual', first_name: 'Mary', last_name: 'Jackson', email: 'mj@example.org' },
   });
@@ -71,9 +67,7 @@ test.each([
   // The job id is the request id (api/handlers.ts).
   await deleteJobKeys(first.headers.get('request-id')!);
   if (dropMarker) {
-    await service.redis.del(
-      lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key),
-    );
+    await service.redis.del(lockKeyFor(service.config, service.tenant.institutionId, key));
   }
 
   const retry = await post(key, key);

@@ -68,7 +68,7 @@ test('the cluster refuses a script that reads a key it was not given (the check 
 });
 
 test('lease, extension, done marker and release run on a cluster', async () => {
-  const key = lockKeyFor('dgm', 1, 'cluster-key');
+  const key = lockKeyFor({ QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 1 }, 1, 'cluster-key');
   const token = newLockToken('fingerprint', 'req_one');
   const other = newLockToken('other', 'req_two');
 

@@ -9,10 +9,9 @@ import {
   newLockToken,
 } from '../common/idempotency/lock.js';
 import { insertApiKey } from '../common/institutions.js';
-import { WRITE_QUEUE } from '../common/queue.js';
-import { redisOptions } from '../common/redis.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { sleep, waitFor } from './helpers/wait.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 
 type Body = Record<string, unknown> & {
   id: number;
@@ -46,10 +45,7 @@ const jobCount = async () =>
 
 beforeAll(async () => {
   service = await startTestService();
-  queue = new Queue(WRITE_QUEUE, {
-    connection: redisOptions(service.config.REDIS_URL, 'blocking'),
-    prefix: service.config.QUEUE_PREFIX,
-  });
+  queue = openWriteQueue(service.config, service.tenant.institutionId);
   const donor = await service.call<Body>('POST', '/api/v1/donors', {
     body: {
       role: 'Individual',
@@ -152,9 +148,7 @@ describe('replay', () => {
       });
       expect(other.status).toBe(201);
       if (dropMarker)
-        await service.redis.del(
-          lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key),
-        );
+        await service.redis.del(lockKeyFor(service.config, service.tenant.institutionId, key));
       const before = await service.count('donors');
 
       const replay = await post();
@@ -283,11 +277,7 @@ describe('in flight', () => {
   test('while the first call runs, the same key is 409 and a different body is 422; afterwards it replays', async () => {
     const worker = service.workers[0]!.worker;
     await worker.pause();
-    const lockKey = lockKeyFor(
-      service.config.QUEUE_PREFIX,
-      service.tenant.institutionId,
-      'in-flight-1',
-    );
+    const lockKey = lockKeyFor(service.config, service.tenant.institutionId, 'in-flight-1');
     const first = postGift('in-flight-1', gift({ subject: 'Held' }));
     await waitFor(
       async () => (await service.redis.exists(lockKey)) === 1,
@@ -322,7 +312,7 @@ describe('in flight', () => {
   test('a write still waiting for a worker keeps its key held past the first, short lease', async () => {
     const worker = service.workers[0]!.worker;
     await worker.pause();
-    const lockKey = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, 'slow-1');
+    const lockKey = lockKeyFor(service.config, service.tenant.institutionId, 'slow-1');
     const first = postGift('slow-1', gift({ subject: 'Slow' }));
     try {
       await waitFor(
@@ -393,8 +383,7 @@ describe('in flight', () => {
 });
 
 describe('the done marker in Redis is a shortcut, Postgres the record', () => {
-  const markerOf = (key: string) =>
-    lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, key);
+  const markerOf = (key: string) => lockKeyFor(service.config, service.tenant.institutionId, key);
 
   test('a finished write leaves the done marker before it is answered: a retry replays without a job', async () => {
     const first = await postGift('settled', gift({ subject: 'Settled' }));

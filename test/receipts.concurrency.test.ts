@@ -53,11 +53,12 @@ test(`${ISSUES} issues at once across two workers get exactly the numbers 1..${I
   expect(service.workers).toHaveLength(2);
   const gifts = await newGifts(ISSUES);
   const issuedBy = service.workers.map(() => 0);
-  service.workers.forEach(({ worker }, index) =>
-    worker.on('completed', (job) => {
-      if (job.data.command === 'receipts.create') issuedBy[index]! += 1;
-    }),
-  );
+  service.workers.forEach(({ worker }, index) => {
+    for (const shard of worker.shards)
+      shard.on('completed', (job) => {
+        if (job.data.command === 'receipts.create') issuedBy[index]! += 1;
+      });
+  });
   const answers = await Promise.all(
     gifts.map(({ id }) =>
       service.call<{ number: number; gift_id: number }>('POST', '/api/v1/receipts', {

@@ -181,7 +181,7 @@ describe('what is refused writes nothing', () => {
   test('a key that already holds a receipt writes no second gift, even when the retry reaches a worker', async () => {
     const first = await postGift('taken', giftBody({ subject: 'First' }));
     expect(first.status).toBe(201);
-    const marker = lockKeyFor(service.config.QUEUE_PREFIX, service.tenant.institutionId, 'taken');
+    const marker = lockKeyFor(service.config, service.tenant.institutionId, 'taken');
     const before = await giftCount();
 
     await service.redis.del(marker);

@@ -1,4 +1,4 @@
-import { EVENT_STREAM_MAX_LENGTH, WRITE_QUEUE } from '../common/queue.js';
+import { EVENT_STREAM_MAX_LENGTH, writeQueueLocationFor } from '../common/queue.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 let service: TestService;
@@ -23,6 +23,12 @@ test('creates a donor through the queue', async () => {
 });
 
 test('the queue keeps enough events for an API process that falls behind to find its outcomes', async () => {
-  const meta = `${service.config.QUEUE_PREFIX}:${WRITE_QUEUE}:meta`;
+  const { QUEUE_PREFIX, WRITE_QUEUE_SHARDS } = service.config;
+  const writes = writeQueueLocationFor(
+    QUEUE_PREFIX,
+    WRITE_QUEUE_SHARDS,
+    service.tenant.institutionId,
+  );
+  const meta = `${writes.prefix}:${writes.name}:meta`;
   expect(await service.redis.hget(meta, 'opts.maxLenEvents')).toBe(String(EVENT_STREAM_MAX_LENGTH));
 });

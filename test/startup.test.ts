@@ -64,6 +64,16 @@ const cases: Case[] = [
     /^Invalid configuration: REDIS_URL /,
   ],
   [
+    'a Redis Cluster unreachable',
+    async () => ({ REDIS_CLUSTER_NODES: `127.0.0.1:${await freePort()}` }),
+    /^Redis at cluster 127\.0\.0\.1:\d+ does not answer .*: start it, or set REDIS_CLUSTER_NODES/,
+  ],
+  [
+    'REDIS_CLUSTER_NODES as a URL',
+    async () => ({ REDIS_CLUSTER_NODES: 'redis://127.0.0.1:7000' }),
+    /^Invalid configuration: REDIS_CLUSTER_NODES must be host:port pairs, comma-separated$/,
+  ],
+  [
     'the sample CURSOR_SECRET in production',
     async () => ({ NODE_ENV: 'production', CURSOR_SECRET: SAMPLE_CURSOR_SECRET }),
     /^Invalid configuration: CURSOR_SECRET is the sample value of docker-compose\.yml/,

@@ -4,6 +4,8 @@ import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import { sleep } from './helpers/wait.js';
+import { writeQueueLocationFor } from '../common/queue.js';
+import { heartbeatKeys } from '../common/workerPresence.js';
 
 let service: TestService;
 let donorId: number;
@@ -34,7 +36,7 @@ test('GET /ready reports the worker', async () => {
 test('with no worker: /ready is 503, a write is 503 at once with nothing queued, and its key stays free', async () => {
   for (const worker of service.workers.splice(0)) await worker.close();
   // The heartbeat lives 5 s; drop it now rather than wait, then outlast the API's 2 s of trust.
-  await service.redis.del(`${service.config.QUEUE_PREFIX}:worker-heartbeat`);
+  for (const key of heartbeatKeys(service.config)) await service.redis.del(key);
   await sleep(2_100);
 
   const ready = await service.call('GET', '/ready', { key: null });
@@ -51,7 +53,13 @@ test('with no worker: /ready is 503, a write is 503 at once with nothing queued,
   expect(refused.headers.get('Retry-After')).toBe('1');
   expect(refused.body.error.code).toBe('service_unavailable');
   expect(await service.count('gifts')).toBe(0);
-  const waiting = await service.redis.llen(`${service.config.QUEUE_PREFIX}:writes:wait`);
+  const { QUEUE_PREFIX, WRITE_QUEUE_SHARDS } = service.config;
+  const writes = writeQueueLocationFor(
+    QUEUE_PREFIX,
+    WRITE_QUEUE_SHARDS,
+    service.tenant.institutionId,
+  );
+  const waiting = await service.redis.llen(`${writes.prefix}:${writes.name}:wait`);
   expect(waiting).toBe(0);
 
   // Dry runs need no worker.

@@ -1,11 +1,11 @@
-import { Queue, Worker } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import type { Logger } from '../common/logger.js';
-import type { RedisSettings } from '../common/redis.js';
+import { queueLocation } from '../common/queueShards.js';
 
 const MAINTENANCE_QUEUE = 'maintenance';
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -17,12 +17,13 @@ const PURGE_EVERY_MS = 10 * 60_000;
  */
 export async function startMaintenance(
   pool: DatabasePool,
-  connection: RedisSettings,
-  prefix: string,
+  connection: ConnectionOptions,
+  queuePrefix: string,
   logger: Logger,
   eventRetentionDays: number,
 ) {
-  const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix });
+  const { name, prefix } = queueLocation(queuePrefix, MAINTENANCE_QUEUE);
+  const queue = new Queue(name, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue connection error'));
   await queue.upsertJobScheduler(
     'purge-expired-receipts',
@@ -30,7 +31,7 @@ export async function startMaintenance(
     { name: 'purge-expired-receipts', opts: { removeOnComplete: 100, removeOnFail: 100 } },
   );
   const worker = new Worker(
-    MAINTENANCE_QUEUE,
+    name,
     async () => {
       const purged = await purgeExpiredReceipts(pool);
       logger.info({ purged }, 'expired idempotency receipts purged');

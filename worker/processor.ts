@@ -11,6 +11,7 @@ import {
   settleLock,
 } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
+import type { QueueSettings } from '../common/queue.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
 import { sendReply } from '../common/replies.js';
@@ -21,7 +22,8 @@ export interface ProcessorDeps {
   groupCommit: GroupCommit;
   /** For settling idempotency leases (common/idempotency/lock.ts). */
   redis: Redis;
-  queuePrefix: string;
+  /** Where the idempotency leases are (each in its institution's shard). */
+  queues: QueueSettings;
   metrics: WorkerMetrics;
   logger: Logger;
   idempotencyTtlSeconds: number;
@@ -51,7 +53,7 @@ export function createProcessor(deps: ProcessorDeps) {
    */
   const settle = async (data: WriteJob, committed: boolean, context: LogContext) => {
     if (!data.idempotencyKey) return;
-    const lockKey = lockKeyFor(deps.queuePrefix, data.institution.id, data.idempotencyKey);
+    const lockKey = lockKeyFor(deps.queues, data.institution.id, data.idempotencyKey);
     const token = newLockToken(data.fingerprint, data.requestId);
     await settleLock(deps.redis, lockKey, token, committed, doneSeconds).catch((error: unknown) =>
       deps.logger.warn({ ...context, err: error }, 'idempotency lease not settled'),
@@ -102,8 +104,12 @@ export function createProcessor(deps: ProcessorDeps) {
       deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
-    // The settle's command is sent first, the reply after it on the same connection.
+    // On one server the settle's command is sent first and the reply after it on the same
+    // connection, so Redis applies them in that order. On a cluster they go to different nodes:
+    // the reply waits for the settle's answer, or a client told 201 who retries at once could
+    // find its key still in flight.
     const settled = settle(data, result.ok, context);
+    if (deps.redis.isCluster) await settled;
     reply({ result });
     await settled;
     const seconds = (performance.now() - started) / 1000;

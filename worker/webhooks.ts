@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
-import type { RedisSettings } from '../common/redis.js';
 import {
   dispatchEvents,
   orphanedDeliveries,
@@ -15,8 +14,8 @@ import { retrySchedule } from '../common/webhooks/policy.js';
 import {
   createDeliveryQueue,
   DELIVER_JOB,
+  deliveryQueueLocation,
   enqueueDeliveries,
-  WEBHOOK_QUEUE,
 } from '../common/webhooks/queue.js';
 import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
@@ -127,17 +126,18 @@ async function deliver(
  */
 export async function startWebhooks(
   pool: DatabasePool,
-  connection: RedisSettings,
-  prefix: string,
+  connection: ConnectionOptions,
+  queuePrefix: string,
   logger: Logger,
   lockDurationMs: number,
   metrics?: WorkerMetrics,
 ) {
-  const queue = createDeliveryQueue(connection, prefix);
+  const queue = createDeliveryQueue(connection, queuePrefix);
+  const { name, prefix } = deliveryQueueLocation(queuePrefix);
   const statements = deliveryStatements(pool);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
-    WEBHOOK_QUEUE,
+    name,
     (job) => deliver(pool, statements, job, metrics),
     {
       connection,

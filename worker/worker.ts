@@ -2,9 +2,13 @@ import { Worker } from 'bullmq';
 import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
-import { WRITE_QUEUE } from '../common/queue.js';
-import { Redis } from 'ioredis';
-import { redisOptions } from '../common/redis.js';
+import { writeQueueLocations } from '../common/queue.js';
+import {
+  closeQueueConnection,
+  createRedis,
+  queueConnection,
+  redisTargetOf,
+} from '../common/redis.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
@@ -17,8 +21,26 @@ import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
 
+/** The consumers of the write queues, one per shard (WRITE_QUEUE_SHARDS). */
+export class WriteWorkers {
+  constructor(readonly shards: readonly Worker<WriteJob, WriteResult>[]) {}
+
+  /** Takes no new job from any shard until resumed (jobs already taken finish). */
+  async pause(): Promise<void> {
+    await Promise.all(this.shards.map((worker) => worker.pause()));
+  }
+
+  resume(): void {
+    for (const worker of this.shards) worker.resume();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.shards.map((worker) => worker.close()));
+  }
+}
+
 export interface RunningWorker {
-  worker: Worker<WriteJob, WriteResult>;
+  worker: WriteWorkers;
   /** Takes no new jobs, waits for active ones, closes connections. */
   close(): Promise<void>;
 }
@@ -26,21 +48,23 @@ export interface RunningWorker {
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   pinToday(config.CLOCK_TODAY ?? null);
   setWebhookPolicy(config);
+  const target = redisTargetOf(config);
+  const locations = writeQueueLocations(config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS);
+  // Each shard takes up to WORKER_CONCURRENCY jobs, so one busy institution is served as fast as
+  // with one queue; the pool still bounds Postgres to WORKER_CONCURRENCY transactions (plus
+  // two for housekeeping and webhooks), and jobs beyond that wait for a connection. No job holds
+  // a connection while it waits for another (group commit takes its own), so waiting is safe.
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
   // Settles of the creates of one group commit are sent in one write (ioredis auto-pipelining).
-  const redis = new Redis({
-    ...redisOptions(config.REDIS_URL, 'blocking'),
-    enableAutoPipelining: true,
-  });
-  redis.on('error', () => {});
+  const redis = createRedis(target, 'blocking', { enableAutoPipelining: true });
   const processor = createProcessor({
     pool,
     redis,
-    queuePrefix: config.QUEUE_PREFIX,
+    queues: config,
     groupCommit: new GroupCommit(
       (items) => insertWithReceipts(pool, items),
       (creates) => metrics.createsPerStatement.observe(creates),
@@ -49,31 +73,43 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
   });
-  const worker = new Worker<WriteJob, WriteResult>(WRITE_QUEUE, processor, {
-    connection: redisOptions(config.REDIS_URL, 'blocking'),
-    prefix: config.QUEUE_PREFIX,
-    concurrency: config.WORKER_CONCURRENCY,
-    // A job whose worker died is run again; the write's receipt makes that safe.
-    maxStalledCount: 5,
-    // A worker that stops renewing its locks (dead, frozen, cut off) loses its jobs to the
-    // others after lockDuration; they look for such jobs at the same interval.
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_LOCK_DURATION_MS,
-  });
-  worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
-  worker.on('failed', (job, error) => logger.error({ err: error, jobId: job?.id }, 'job failed'));
-  await worker.waitUntilReady();
-  const stopHeartbeat = startHeartbeat(redis, config.QUEUE_PREFIX);
+  // On a cluster, BullMQ shares this client among the queues and duplicates it for each
+  // blocking connection; on one server it opens connections from these options.
+  const connection = queueConnection(target, 'blocking');
+  const worker = new WriteWorkers(
+    locations.map(({ name, prefix }) => {
+      const shard = new Worker<WriteJob, WriteResult>(name, processor, {
+        connection,
+        prefix,
+        concurrency: config.WORKER_CONCURRENCY,
+        // A job whose worker died is run again; the write's receipt makes that safe.
+        maxStalledCount: 5,
+        // A worker that stops renewing its locks (dead, frozen, cut off) loses its jobs to the
+        // others after lockDuration; they look for such jobs at the same interval.
+        lockDuration: config.WORKER_LOCK_DURATION_MS,
+        stalledInterval: config.WORKER_LOCK_DURATION_MS,
+      });
+      shard.on('error', (error) =>
+        logger.warn({ err: error, queue: name }, 'worker connection error'),
+      );
+      shard.on('failed', (job, error) =>
+        logger.error({ err: error, jobId: job?.id, queue: name }, 'job failed'),
+      );
+      return shard;
+    }),
+  );
+  await Promise.all(worker.shards.map((shard) => shard.waitUntilReady()));
+  const stopHeartbeat = startHeartbeat(redis, config);
   const maintenance = await startMaintenance(
     pool,
-    redisOptions(config.REDIS_URL, 'blocking'),
+    connection,
     config.QUEUE_PREFIX,
     logger,
     config.EVENT_RETENTION_DAYS,
   );
   const webhooks = await startWebhooks(
     pool,
-    redisOptions(config.REDIS_URL, 'blocking'),
+    connection,
     config.QUEUE_PREFIX,
     logger,
     config.WORKER_LOCK_DURATION_MS,
@@ -82,7 +118,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
-  logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
+  logger.info(
+    { concurrency: config.WORKER_CONCURRENCY, queues: locations.map(({ name }) => name) },
+    'worker ready',
+  );
 
   return {
     worker,
@@ -91,6 +130,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await worker.close();
       await maintenance.close();
       await webhooks.close();
+      closeQueueConnection(connection);
       redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),

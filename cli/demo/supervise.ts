@@ -11,7 +11,13 @@ import { ConfigError, loadConfig, type Config } from '../../common/config.js';
 import { createDatabasePool } from '../../common/db/pool.js';
 import { startLocalServices, type LocalServices } from '../../common/devServices/index.js';
 import { createLogger } from '../../common/logger.js';
-import { createRedis, redisReady } from '../../common/redis.js';
+import {
+  createRedis,
+  deleteMatching,
+  describeRedisTarget,
+  redisReady,
+  type RedisTarget,
+} from '../../common/redis.js';
 import { onShutdown } from '../../common/shutdown.js';
 import { startWorker } from '../../worker/worker.js';
 import { DemoError } from './errors.js';
@@ -59,8 +65,9 @@ export function demoConfig(
 }
 
 /** Checks that Redis answers, and deletes the keys under the demo's own queue prefix. */
-export async function emptyQueue(url: string, prefix: string | null): Promise<void> {
-  const redis = createRedis(url, 'request');
+export async function emptyQueue(target: RedisTarget, prefix: string | null): Promise<void> {
+  const redis = createRedis(target, 'request');
+  const where = describeRedisTarget(target);
   try {
     let timer: NodeJS.Timeout | undefined;
     const reachable = await Promise.race([
@@ -71,14 +78,8 @@ export async function emptyQueue(url: string, prefix: string | null): Promise<vo
     ]);
     clearTimeout(timer);
     if (!reachable)
-      throw new DemoError(`Redis does not answer at ${url}: start it or set REDIS_URL.`);
-    if (!prefix) return;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+      throw new DemoError(`Redis does not answer at ${where}: start it or set REDIS_URL.`);
+    if (prefix) await deleteMatching(redis, `${prefix}:*`);
   } finally {
     redis.disconnect();
   }

@@ -53,7 +53,12 @@ export function isUnavailableError(error: unknown): boolean {
         message.includes('timeout exceeded when trying to connect') ||
         // ioredis: no answer within commandTimeout, or the connection dropped with the command.
         message.includes('Command timed out') ||
-        message.includes('max retries per request')
+        message.includes('max retries per request') ||
+        // ioredis Cluster: a slot whose master is down, or a cluster not reachable at all.
+        message.includes('CLUSTERDOWN') ||
+        message.includes('Too many Cluster redirections') ||
+        message.includes('Failed to refresh slots cache') ||
+        message.includes("Cluster isn't ready")
       ) {
         return true;
       }

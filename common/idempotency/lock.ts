@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { shardPrefixFor, type QueueSettings } from '../queue.js';
 import type { Redis } from '../redis.js';
 
 /**
@@ -10,7 +11,8 @@ import type { Redis } from '../redis.js';
  *   reads the receipt from Postgres and queues nothing.
  *
  * Every script touches only the key it is given (KEYS[1]), so the scripts work on Redis Cluster,
- * and nothing here reads BullMQ's own keys: BullMQ may trim or lose a job without changing what
+ * where the key lives in the slot of its institution's write queue (common/queue.ts), and
+ * nothing here reads BullMQ's own keys: BullMQ may trim or lose a job without changing what
  * a key means.
  *
  * The life of a lease:
@@ -27,8 +29,12 @@ import type { Redis } from '../redis.js';
  * Postgres stays the record: a lease that ran out, or a marker Redis lost, only sends a retry to
  * a worker, whose receipt check replays the write (or refuses a different body as a mismatch).
  */
-export const lockKeyFor = (prefix: string, institutionId: number, idempotencyKey: string) =>
-  `${prefix}:idempotency-lock:${institutionId}:${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
+export const lockKeyFor = (
+  settings: QueueSettings,
+  institutionId: number,
+  idempotencyKey: string,
+) =>
+  `${shardPrefixFor(settings, institutionId)}:idempotency-lock:${institutionId}:${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
 
 const IN_FLIGHT = 'inflight:';
 const DONE = 'done:';

@@ -1,4 +1,5 @@
 import { Queue, type ConnectionOptions } from 'bullmq';
+import { queueLocation, type QueueLocation } from '../queueShards.js';
 import type { DeliveryRef } from './dispatch.js';
 import { retrySchedule } from './policy.js';
 
@@ -8,8 +9,17 @@ export const DELIVER_JOB = 'deliver';
 
 export type DeliveryQueue = Queue<DeliveryRef, void, typeof DELIVER_JOB>;
 
-export const createDeliveryQueue = (connection: ConnectionOptions, prefix: string): DeliveryQueue =>
-  new Queue(WEBHOOK_QUEUE, { connection, prefix });
+/** One queue, in one cluster slot (`<QUEUE_PREFIX>:{webhooks}`). */
+export const deliveryQueueLocation = (queuePrefix: string): QueueLocation =>
+  queueLocation(queuePrefix, WEBHOOK_QUEUE);
+
+export const createDeliveryQueue = (
+  connection: ConnectionOptions,
+  queuePrefix: string,
+): DeliveryQueue => {
+  const { name, prefix } = deliveryQueueLocation(queuePrefix);
+  return new Queue(name, { connection, prefix });
+};
 
 export const jobIdOf = (delivery: DeliveryRef) =>
   `d-${delivery.institutionId}-${delivery.deliveryId}`;

@@ -1,6 +1,3 @@
-import { Queue } from 'bullmq';
-import { WRITE_QUEUE } from '../../common/queue.js';
-import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
   heldJobs,
@@ -14,6 +11,7 @@ import {
   type GiftStream,
   type Rig,
 } from './faultKit.js';
+import { openWriteQueue } from '../helpers/writeQueue.js';
 
 describe('the API killed with SIGKILL while requests wait, then restarted on the same port', () => {
   let rig: Rig;
@@ -31,10 +29,7 @@ describe('the API killed with SIGKILL while requests wait, then restarted on the
     // Keep writes in flight, so that requests are waiting in the API when it dies.
     const hold = await holdDonorRow(db, rig.donorId);
     // Each job held in the worker is a request waiting in the API.
-    const queue = new Queue(WRITE_QUEUE, {
-      connection: redisOptions(rig.service.config.REDIS_URL, 'blocking'),
-      prefix: rig.service.config.QUEUE_PREFIX,
-    });
+    const queue = openWriteQueue(rig.service.config, rig.service.tenant.institutionId);
     await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'requests to wait');
     waitingAtKill = await heldJobs(db, queue);
     await queue.close();

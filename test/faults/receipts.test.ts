@@ -5,10 +5,9 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { WRITE_QUEUE } from '../../common/queue.js';
-import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { heldJobs, startRig, type Rig } from './faultKit.js';
+import { openWriteQueue } from '../helpers/writeQueue.js';
 
 const LOCK_DURATION_MS = 2_000;
 const GIFTS = 120;
@@ -172,10 +171,7 @@ describe('a worker killed with SIGKILL while its issues wait for their numbers',
       env: { WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS) },
     });
     const { db, config, tenant } = rig.service;
-    queue = new Queue(WRITE_QUEUE, {
-      connection: redisOptions(config.REDIS_URL, 'blocking'),
-      prefix: config.QUEUE_PREFIX,
-    });
+    queue = openWriteQueue(config, tenant.institutionId);
     stream = new ReceiptStream(rig.apiUrl, tenant.key, await giftsFor(rig));
     stream.start();
     await waitFor(() => stream.answered >= 20, 15_000, 'the first receipts');

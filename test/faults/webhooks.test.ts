@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { redisOptions } from '../../common/redis.js';
-import { WEBHOOK_QUEUE } from '../../common/webhooks/queue.js';
+import { deliveryQueueLocation } from '../../common/webhooks/queue.js';
 import { startTestService, type TestService } from '../helpers/harness.js';
 import { RedisServer } from '../helpers/processes.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -229,10 +229,8 @@ describe('the delivering worker killed with SIGKILL between the commit and the d
     // Attempts wait far longer than the test: the ones under way hang until the kill.
     rig = await startRig({ env: { ...webhookEnv(receiver), WEBHOOK_TIMEOUT_MS: '60000' } });
     const { config } = rig.service;
-    queue = new Queue(WEBHOOK_QUEUE, {
-      connection: redisOptions(config.REDIS_URL, 'blocking'),
-      prefix: config.QUEUE_PREFIX,
-    });
+    const { name, prefix } = deliveryQueueLocation(config.QUEUE_PREFIX);
+    queue = new Queue(name, { connection: redisOptions(config.REDIS_URL!, 'blocking'), prefix });
     receiver.answer = 'hang';
     endpoint = await createEndpoint(rig.service, receiver.url, ['gift.created']);
 

@@ -1,7 +1,6 @@
 import { Queue, QueueEvents } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../../common/idempotency/lock.js';
-import { WRITE_QUEUE } from '../../common/queue.js';
 import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
@@ -16,6 +15,8 @@ import {
   type Rig,
 } from './faultKit.js';
 import { RedisProxy } from './redisProxy.js';
+import { writeQueueLocationFor } from '../../common/queue.js';
+import { openWriteQueue } from '../helpers/writeQueue.js';
 
 type Body = Record<string, unknown> & { id: number };
 
@@ -32,10 +33,7 @@ describe('a worker killed with SIGKILL while jobs are active, then restarted', (
   beforeAll(async () => {
     rig = await startRig({ env: { WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS) } });
     const { db, config } = rig.service;
-    queue = new Queue(WRITE_QUEUE, {
-      connection: redisOptions(config.REDIS_URL, 'blocking'),
-      prefix: config.QUEUE_PREFIX,
-    });
+    queue = openWriteQueue(config, rig.service.tenant.institutionId);
     const stream = rig.stream('sigkill');
     stream.start();
     await stream.progress(30);
@@ -85,9 +83,14 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
   beforeAll(async () => {
     rig = await startRig({ env: { WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS) } });
     const { db, config } = rig.service;
-    events = new QueueEvents(WRITE_QUEUE, {
-      connection: redisOptions(config.REDIS_URL, 'blocking'),
-      prefix: config.QUEUE_PREFIX,
+    const writes = writeQueueLocationFor(
+      config.QUEUE_PREFIX,
+      config.WRITE_QUEUE_SHARDS,
+      rig.service.tenant.institutionId,
+    );
+    events = new QueueEvents(writes.name, {
+      connection: redisOptions(config.REDIS_URL!, 'blocking'),
+      prefix: writes.prefix,
     });
     events.on('stalled', ({ jobId }) => stalled.push(jobId));
     await events.waitUntilReady();
@@ -97,10 +100,7 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
 
     // The first worker holds jobs in their transactions; a second one joins; the first freezes.
     const hold = await holdDonorRow(db, rig.donorId);
-    const queue = new Queue(WRITE_QUEUE, {
-      connection: redisOptions(config.REDIS_URL, 'blocking'),
-      prefix: config.QUEUE_PREFIX,
-    });
+    const queue = openWriteQueue(config, rig.service.tenant.institutionId);
     await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'writes in the worker');
     await queue.close();
     await rig.startWorker();
@@ -170,15 +170,12 @@ describe('a worker killed with SIGKILL after its write committed, before the job
       apiEnv: { REDIS_URL: redisUrl.toString() },
     });
     const { db, config, tenant } = rig.service;
-    queue = new Queue(WRITE_QUEUE, {
-      connection: redisOptions(redisUrl.toString(), 'blocking'),
-      prefix: config.QUEUE_PREFIX,
-    });
+    queue = openWriteQueue(config, tenant.institutionId, redisUrl.toString());
 
     // The worker's first Redis command after the commit settles the key's lease: Redis runs it
     // (and the reply to the API that follows), but the worker never hears back, so the job stays
     // active with its write committed, and the worker dies there.
-    proxy.freezeOn(lockKeyFor(config.QUEUE_PREFIX, tenant.institutionId, key), 'now');
+    proxy.freezeOn(lockKeyFor(config, tenant.institutionId, key), 'now');
     const { response, body } = await post();
     first = { status: response.status, body, requestId: response.headers.get('request-id') };
     await waitFor(

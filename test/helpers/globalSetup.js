@@ -81,6 +81,12 @@ export default async function globalSetup() {
       : services.databaseUrl;
   if (direct !== services.databaseUrl)
     process.stdout.write(`The service goes through DATABASE_URL; the tests' own setup does not.\n`);
+  // The harness puts every test service on this cluster instead (a test that breaks a Redis of
+  // its own keeps that one).
+  if (process.env.REDIS_CLUSTER_NODES)
+    process.stdout.write(
+      `Test services use the Redis Cluster REDIS_CLUSTER_NODES ${process.env.REDIS_CLUSTER_NODES} with WRITE_QUEUE_SHARDS=${process.env.WRITE_QUEUE_SHARDS ?? '1'}\n`,
+    );
   const runId = randomBytes(4).toString('hex');
   const template = `dgs_test_${runId}_template`;
   try {

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../common/config.js';
 import { createDatabasePool } from '../../common/db/pool.js';
 import { createInstitution } from '../../common/institutions.js';
 import { createLogger } from '../../common/logger.js';
-import { createRedis, type Redis } from '../../common/redis.js';
+import { createRedis, deleteMatching, redisTargetOf, type Redis } from '../../common/redis.js';
 import { startWorker, type RunningWorker } from '../../worker/worker.js';
 import { expectDocumented } from './contract.js';
 
@@ -96,14 +96,9 @@ async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-/** Deletes only the keys under this test file's own prefix. */
+/** Deletes only the keys under this test file's own prefix (on every master of a cluster). */
 async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  await deleteMatching(redis, `${prefix}:*`);
 }
 
 /**
@@ -125,6 +120,10 @@ export async function startTestService(
     DATABASE_URL: options.serviceDatabaseUrl?.(database.serviceUrl) ?? database.serviceUrl,
     DATABASE_MIGRATION_URL: database.url,
     REDIS_URL: env('TEST_REDIS_URL'),
+    // A cluster pass (.ci/redis-cluster.sh) sets these; a test that gives a REDIS_URL of its own
+    // (a private server to break) keeps it.
+    REDIS_CLUSTER_NODES: overrides.REDIS_URL ? '' : (process.env.REDIS_CLUSTER_NODES ?? ''),
+    WRITE_QUEUE_SHARDS: process.env.WRITE_QUEUE_SHARDS ?? '1',
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     QUEUE_PREFIX: `dgs-test-${randomBytes(6).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -139,7 +138,7 @@ export async function startTestService(
     maxPoolSize: 5,
     applicationName: 'dgs-test',
   });
-  const redis = createRedis(config.REDIS_URL, 'blocking');
+  const redis = createRedis(redisTargetOf(config), 'blocking');
   const api = await startApi(config, logger);
   const workers = [await startWorker(config, logger)];
 

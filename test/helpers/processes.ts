@@ -27,7 +27,16 @@ export const configEnv = (
     ? { DATABASE_MIGRATION_URL: config.DATABASE_MIGRATION_URL }
     : {}),
   ...(config.DATABASE_READ_URL ? { DATABASE_READ_URL: config.DATABASE_READ_URL } : {}),
-  REDIS_URL: config.REDIS_URL,
+  ...(config.REDIS_URL ? { REDIS_URL: config.REDIS_URL } : {}),
+  // A REDIS_URL given here (a Redis of the test's own) is meant to be used, not the cluster.
+  ...(config.REDIS_CLUSTER_NODES.length && !overrides.REDIS_URL
+    ? {
+        REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map(
+          ({ host, port }) => `${host}:${port}`,
+        ).join(','),
+      }
+    : {}),
+  WRITE_QUEUE_SHARDS: String(config.WRITE_QUEUE_SHARDS),
   CURSOR_SECRET: config.CURSOR_SECRET,
   QUEUE_PREFIX: config.QUEUE_PREFIX,
   WRITE_TIMEOUT_MS: String(config.WRITE_TIMEOUT_MS),

@@ -18,6 +18,7 @@ import {
   type CursorSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
+import { importRoutes, type ImportRouteDeps } from './importRoutes.js';
 import type { DeliveryQueue } from '../common/webhooks/queue.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -28,6 +29,8 @@ export interface Route {
   handler: RequestHandler;
   /** What the route serves, for the OpenAPI document (common/openapi). */
   doc: EndpointDoc;
+  /** The body is a file the handler streams itself (POST /imports), not a JSON object. */
+  upload?: true;
 }
 
 /** A handler and what it serves. */
@@ -42,6 +45,8 @@ export interface RouteDeps {
   cursors: CursorSettings;
   /** Where the API queues a delivery someone asked to send again. */
   deliveries: DeliveryQueue;
+  /** The limits of an import's upload. */
+  imports: ImportRouteDeps['imports'];
 }
 
 const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
@@ -145,6 +150,7 @@ export function apiRoutes(deps: RouteDeps): Route[] {
     route('get', '/institution', institution),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
     ...webhookDeliveryRoutes(deps),
+    ...importRoutes(deps),
     ...eventRoutes(deps),
   ];
 }
@@ -167,6 +173,7 @@ export function routeTable(): DocumentedRoute[] {
     gateway: unusable,
     cursors: unusable,
     deliveries: unusable,
+    imports: unusable,
   } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

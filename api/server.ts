@@ -70,6 +70,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
     admin: config.ADMIN_TOKEN ? { token: config.ADMIN_TOKEN, queue } : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
+    imports: config,
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -84,6 +84,14 @@ const configSchema = z.object({
         .min(1)
         .max(20),
     ),
+  /** The largest import file (integration.md §3); a bigger upload is 413 and nothing is stored. */
+  IMPORT_MAX_BYTES: positiveInt(50 * 1024 * 1024),
+  /** The most data rows an import file may have. */
+  IMPORT_MAX_ROWS: positiveInt(500_000),
+  /** Rows per chunk: the unit of an import's transactions and jobs. */
+  IMPORT_CHUNK_ROWS: positiveInt(500),
+  /** Chunks one worker process judges or writes at once. */
+  IMPORT_CONCURRENCY: positiveInt(2),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

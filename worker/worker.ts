@@ -12,6 +12,7 @@ import { createWorkerMetrics } from '../common/metrics.js';
 import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
 import { startWebhooks } from './webhooks.js';
+import { startImports } from './imports.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
@@ -27,7 +28,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   pinToday(config.CLOCK_TODAY ?? null);
   setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
-    maxPoolSize: config.WORKER_CONCURRENCY + 2,
+    // Writes, import chunks, and the sweeps and maintenance beside them.
+    maxPoolSize: config.WORKER_CONCURRENCY + config.IMPORT_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
@@ -77,6 +79,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     config.QUEUE_PREFIX,
     logger,
   );
+  const imports = await startImports(
+    pool,
+    redisOptions(config.REDIS_URL, 'blocking'),
+    config.QUEUE_PREFIX,
+    logger,
+    config.IMPORT_CONCURRENCY,
+  );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
@@ -89,6 +98,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await worker.close();
       await maintenance.close();
       await webhooks.close();
+      await imports.close();
       redis.disconnect();
       await new Promise((resolve) =>
         metricsServer ? metricsServer.close(resolve) : resolve(undefined),

@@ -25,7 +25,8 @@ export interface CommandContext {
 }
 
 export interface CommandOutcome {
-  status: 200 | 201;
+  /** 202: accepted, and carried on by the workers (an import). */
+  status: 200 | 201 | 202;
   body: JsonObject;
   location?: string;
   /** An update's record as it was, presented as `body`: its event tells what changed. */

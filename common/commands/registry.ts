@@ -1,9 +1,11 @@
+import { importCommands } from '../imports/commands.js';
 import { resources } from '../resources/index.js';
 import type { Command } from './command.js';
 
 /**
  * Every write, by the name a queued job carries: the commands of every resource descriptor, its
- * actions' and its child collections' creates.
+ * actions' and its child collections' creates; and the imports' (common/imports: an upload is not
+ * a descriptor's JSON body).
  */
 export const commands: ReadonlyMap<string, Command> = new Map(
   resources
@@ -12,5 +14,6 @@ export const commands: ReadonlyMap<string, Command> = new Map(
       ...(resource.actions ?? []).map((action) => action.command),
       ...(resource.children ?? []).map((child) => child.create),
     ])
+    .concat(importCommands)
     .map((command) => [command.name, command]),
 );

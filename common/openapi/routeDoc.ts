@@ -31,7 +31,21 @@ export type EndpointDoc =
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }
   | { kind: 'webhook-delivery-list'; list: ListDoc }
-  | { kind: 'webhook-delivery-retry' };
+  | { kind: 'webhook-delivery-retry' }
+  /** Imports (common/openapi/imports.ts): an upload and its file downloads fit no descriptor. */
+  | {
+      kind: 'import';
+      operation:
+        | 'create'
+        | 'list'
+        | 'retrieve'
+        | 'commit'
+        | 'cancel'
+        | 'errors'
+        | 'errors-csv'
+        | 'template-donors'
+        | 'template-gifts';
+    };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

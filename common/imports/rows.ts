@@ -1,0 +1,328 @@
+import { IntegrityConstraintViolationError, sql, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+import type { Command, CommandOutcome, Institution } from '../commands/command.js';
+import { ApiError } from '../errors.js';
+import { previousAttributes } from '../events/outbox.js';
+import { eventTypeOf } from '../events/types.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
+import { createGift } from '../resources/gifts/commands.js';
+import { bodyOfCells, parseDesignationText } from './columns.js';
+import type { FileRow } from './queries.js';
+import type { ImportRow } from './schema.js';
+
+/**
+ * One row of an import, judged and written by exactly the command of the single-record write
+ * (POST /donors, POST /gifts, PATCH /donors/{id} for on_match `update`): its errors are that
+ * command's, with the same codes and params. What is particular to a file is only how a row
+ * names other records by something other than their id (a fund's code, a donor's external id or
+ * email): those names are looked up for the whole chunk in one query each, and become the ids the
+ * command checks as it checks any id.
+ */
+export interface RowError {
+  param: string | null;
+  code: string;
+  message: string;
+}
+
+interface Prepared {
+  row: number;
+  /** The command and its request; null when the row is skipped (on_match `skip`). */
+  command: Command | null;
+  params: Record<string, string>;
+  body: JsonObject;
+  /** Problems found in the names of other records, before the command runs. */
+  found: RowError[];
+  /** Fields whose command errors the found problems stand for (an unresolved fund code). */
+  covered: string[];
+}
+
+const idCode = z.object({ id: z.number(), key: z.string() });
+
+const distinct = (values: (string | undefined)[]) => [
+  ...new Set(values.filter((value): value is string => typeof value === 'string' && value !== '')),
+];
+
+const text = (value: JsonValue | undefined) =>
+  typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+
+/** The rows of a chunk as sent, as the bodies of their writes. */
+function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue[]) {
+  return raw.map((row): JsonObject | null => {
+    if (file.format === 'csv')
+      return Array.isArray(row) ? bodyOfCells(resource, file.columns, row.map(String)) : null;
+    return isJsonObject(row) ? { ...row } : null;
+  });
+}
+
+/** Fund codes and donors' external ids and emails of a chunk, each kind in one query. */
+async function lookups(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  bodies: (JsonObject | null)[],
+) {
+  const present = bodies.filter((body): body is JsonObject => body !== null);
+  const codes = distinct(
+    present.flatMap((body) =>
+      typeof body.designations === 'string'
+        ? (parseDesignationText(body.designations) ?? []).map((part) => part.fund_code)
+        : [],
+    ),
+  );
+  const externalIds = distinct(
+    present.flatMap((body) => [text(body.donor_external_id), text(body.external_id)]),
+  );
+  const emails = distinct(
+    present.flatMap((body) => [text(body.donor_email), text(body.email)]),
+  ).map((email) => email.toLowerCase());
+  // One after the other: the queries share the chunk's transaction, hence its connection.
+  const funds = codes.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, code AS key FROM funds
+        WHERE institution_id = ${institutionId} AND code = ANY(${sql.array(codes, 'text')})`)
+    : [];
+  const byExternalId = externalIds.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, external_id AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND external_id = ANY(${sql.array(externalIds, 'text')})`)
+    : [];
+  const byEmail = emails.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, lower(email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
+    : [];
+  const map = (rows: readonly { id: number; key: string }[]) =>
+    new Map(rows.map((row) => [row.key, row.id]));
+  return { funds: map(funds), byExternalId: map(byExternalId), byEmail: map(byEmail) };
+}
+
+type Lookups = Awaited<ReturnType<typeof lookups>>;
+
+const notFound = (param: string, what: string): RowError => ({
+  param,
+  code: 'reference_not_found',
+  message: `does not name an existing ${what}`,
+});
+
+/** `designations` as `fund_code:amount;...` → the split by fund id. */
+function resolveDesignations(body: JsonObject, found: Lookups, prepared: Prepared): void {
+  if (typeof body.designations !== 'string') return;
+  const parts = parseDesignationText(body.designations);
+  if (!parts) {
+    prepared.found.push({
+      param: 'designations',
+      code: 'invalid_format',
+      message: 'must be fund_code:amount pairs separated by ";", such as GEN:60;ATH:40',
+    });
+  } else {
+    const missing = parts.flatMap((part, index) =>
+      found.funds.has(part.fund_code) ? [] : [notFound(`designations.${index}.fund_code`, 'fund')],
+    );
+    prepared.found.push(...missing);
+    if (!missing.length) {
+      body.designations = parts.map((part) => ({
+        fund_id: found.funds.get(part.fund_code)!,
+        amount: part.amount,
+      }));
+      return;
+    }
+  }
+  delete body.designations;
+  prepared.covered.push('designations', 'fund_id');
+}
+
+/** A gift's donor named by `donor_external_id` or `donor_email` instead of `donor_id`. */
+function resolveGiftDonor(body: JsonObject, found: Lookups, prepared: Prepared): void {
+  const externalId = text(body.donor_external_id);
+  const email = text(body.donor_email);
+  delete body.donor_external_id;
+  delete body.donor_email;
+  const named = [body.donor_id !== undefined, externalId !== undefined, email !== undefined];
+  if (named.filter(Boolean).length > 1) {
+    prepared.found.push({
+      param: externalId !== undefined ? 'donor_external_id' : 'donor_email',
+      code: 'not_allowed',
+      message: 'name the donor once: by donor_id, donor_external_id or donor_email',
+    });
+    prepared.covered.push('donor_id');
+    delete body.donor_id;
+    return;
+  }
+  const [param, id] =
+    externalId !== undefined
+      ? ['donor_external_id', found.byExternalId.get(externalId)]
+      : email !== undefined
+        ? ['donor_email', found.byEmail.get(email.toLowerCase())]
+        : [null, undefined];
+  if (!param) return;
+  if (id === undefined) {
+    prepared.found.push(notFound(param, 'donor'));
+    prepared.covered.push('donor_id');
+  } else body.donor_id = id;
+}
+
+/** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
+function matchDonor(
+  body: JsonObject,
+  found: Lookups,
+  onMatch: ImportRow['on_match'],
+  prepared: Prepared,
+): void {
+  const externalId = text(body.external_id);
+  const email = text(body.email)?.toLowerCase();
+  const match =
+    (externalId !== undefined ? found.byExternalId.get(externalId) : undefined) ??
+    (email !== undefined ? found.byEmail.get(email) : undefined);
+  // `error`: the create itself answers already_in_use, as POST /donors does.
+  if (match === undefined || onMatch === 'error') return;
+  if (onMatch === 'skip') prepared.command = null;
+  else {
+    prepared.command = updateDonorCommand;
+    prepared.params = { id: String(match) };
+  }
+}
+
+/** A chunk's rows, each with the write that judges it and the ids its names stand for. */
+export async function prepareChunk(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  file: FileRow,
+  raw: JsonValue[],
+  firstRow: number,
+): Promise<Prepared[]> {
+  const bodies = bodiesOf(file, imp.resource, raw);
+  const found = await lookups(db, imp.institution_id, bodies);
+  return bodies.map((body, index) => {
+    const prepared: Prepared = {
+      row: firstRow + index,
+      command: imp.resource === 'donors' ? createDonor : createGift,
+      params: {},
+      body: body ?? {},
+      found: [],
+      covered: [],
+    };
+    if (body === null) {
+      prepared.found.push({
+        param: null,
+        code: 'invalid_type',
+        message: 'A row must be a JSON object.',
+      });
+      prepared.command = null;
+      return prepared;
+    }
+    if (imp.resource === 'gifts') {
+      resolveDesignations(body, found, prepared);
+      resolveGiftDonor(body, found, prepared);
+    } else matchDonor(body, found, imp.on_match, prepared);
+    return prepared;
+  });
+}
+
+export type RowOutcome =
+  | { row: number; kind: 'written'; command: Command; outcome: CommandOutcome }
+  | { row: number; kind: 'skipped' }
+  | { row: number; kind: 'failed'; errors: RowError[] };
+
+/** A command's refusal as the row's errors: the field errors of a 422, else the error itself. */
+function errorsOf(command: Command, error: unknown): RowError[] {
+  if (error instanceof ApiError)
+    return (
+      error.body.errors ?? [
+        { param: error.body.param ?? null, code: error.body.code, message: error.body.message },
+      ]
+    );
+  if (error instanceof IntegrityConstraintViolationError && error.constraint) {
+    const meaning = command.constraints?.[error.constraint];
+    if (meaning) {
+      if (typeof meaning !== 'function') return [meaning];
+      const refused = meaning();
+      return [
+        {
+          param: refused.body.param ?? null,
+          code: refused.body.code,
+          message: refused.body.message,
+        },
+      ];
+    }
+  }
+  throw error;
+}
+
+/**
+ * Judges (dry run) or writes one row. A real write runs in a savepoint, so a row the database
+ * refuses (a race the checks could not see) takes back only itself.
+ */
+export async function runRow(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  prepared: Prepared,
+  dryRun: boolean,
+): Promise<RowOutcome> {
+  const { row, command } = prepared;
+  if (!command)
+    return prepared.found.length
+      ? { row, kind: 'failed', errors: prepared.found }
+      : { row, kind: 'skipped' };
+  const request = { params: prepared.params, body: prepared.body };
+  const now = new Date().toISOString();
+  try {
+    const outcome = dryRun
+      ? await command.execute({ db, institution, dryRun, now }, request)
+      : await db.transaction((inner) =>
+          command.execute({ db: inner, institution, dryRun, now }, request),
+        );
+    if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
+    return { row, kind: 'written', command, outcome };
+  } catch (error) {
+    const covered = (param: string | null) =>
+      param !== null &&
+      prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));
+    const own = errorsOf(command, error).filter((problem) => !covered(problem.param));
+    return { row, kind: 'failed', errors: [...prepared.found, ...own] };
+  }
+}
+
+/** The events of a chunk's written records, as one insert into the outbox. */
+export async function insertRecordEvents(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  written: Extract<RowOutcome, { kind: 'written' }>[],
+): Promise<void> {
+  if (!written.length) return;
+  const events = written.map(({ command, outcome }) => {
+    const { type, objectType } = eventTypeOf(command.name);
+    return {
+      type,
+      object_type: objectType,
+      object_id: outcome.body.id as number,
+      data: outcome.body,
+      previous_attributes: outcome.previous
+        ? previousAttributes(outcome.previous, outcome.body)
+        : null,
+    };
+  });
+  await db.query(sql.unsafe`
+    INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
+                        request_id, api_key_id)
+    SELECT ${imp.institution_id}, e.type, e.object_type, e.object_id, e.data, e.previous_attributes,
+           ${imp.request_id}, ${imp.api_key_id}
+    FROM json_to_recordset(${sql.json(events)}) AS e(type text, object_type text, object_id bigint,
+                                                     data json, previous_attributes json)`);
+}
+
+/** A chunk's failed rows, each once (a row refused again keeps its first errors). */
+export async function insertRowErrors(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  failed: Extract<RowOutcome, { kind: 'failed' }>[],
+): Promise<void> {
+  if (!failed.length) return;
+  const rows = failed.map((outcome) => ({ row_number: outcome.row, errors: outcome.errors }));
+  await db.query(sql.unsafe`
+    INSERT INTO import_row_errors (institution_id, import_id, row_number, errors)
+    SELECT ${imp.institution_id}, ${imp.id}, r.row_number, r.errors
+    FROM jsonb_to_recordset(${sql.jsonb(rows)}) AS r(row_number int, errors jsonb)
+    ON CONFLICT (institution_id, import_id, row_number) DO NOTHING`);
+}

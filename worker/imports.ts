@@ -1,0 +1,108 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { DatabasePool } from 'slonik';
+import {
+  finishImporting,
+  finishValidating,
+  pendingChunks,
+  purgeUnclaimedFiles,
+  runChunk,
+  runningImports,
+  startValidating,
+  type Phase,
+} from '../common/imports/chunks.js';
+import type { Logger } from '../common/logger.js';
+import type { RedisSettings } from '../common/redis.js';
+
+export const IMPORT_QUEUE = 'imports';
+const SWEEP_JOB = 'sweep';
+const CHUNK_JOB = 'chunk';
+
+/** How often the sweep looks for imports to move on; the longest an import waits for a step. */
+const SWEEP_EVERY_MS = 500;
+/** Chunks queued per import and sweep: enough to keep every worker busy until the next sweep. */
+const CHUNKS_PER_SWEEP = 64;
+
+interface ChunkRef {
+  institutionId: number;
+  importId: number;
+  chunk: number;
+  phase: Phase;
+}
+
+/**
+ * Imports on the workers (integration.md §3). Nothing about an import's progress lives in Redis:
+ * a sweep, scheduled by BullMQ so that one worker runs it at a time, reads the running imports
+ * from PostgreSQL and queues a job per chunk still to do, under an id made of the import, phase
+ * and chunk (a chunk already queued is not queued twice). Jobs lost with Redis, or held by a
+ * worker that died, are queued again by a later sweep or run again by BullMQ; the chunk's done
+ * mark, committed with its rows, makes either a no-op once the chunk is done.
+ */
+export async function startImports(
+  pool: DatabasePool,
+  connection: RedisSettings,
+  prefix: string,
+  logger: Logger,
+  concurrency: number,
+) {
+  const queue = new Queue(IMPORT_QUEUE, { connection, prefix });
+  queue.on('error', (error) => logger.warn({ err: error }, 'imports queue connection error'));
+  await queue.upsertJobScheduler(
+    'imports-sweep',
+    { every: SWEEP_EVERY_MS },
+    { name: SWEEP_JOB, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+
+  const chunkJobs = (ref: Omit<ChunkRef, 'chunk'>, chunks: number[]) =>
+    chunks.map((chunk) => ({
+      name: CHUNK_JOB,
+      data: { ...ref, chunk } satisfies ChunkRef,
+      opts: {
+        jobId: `import-${ref.institutionId}-${ref.importId}-${ref.phase}-${chunk}`,
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 500 },
+        // Gone once done or given up, so that a later sweep may queue the chunk again if it is
+        // still not done (its done mark, not the job, is the truth).
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    }));
+
+  const sweep = async () => {
+    for (const imp of await runningImports(pool, 100)) {
+      // One import's trouble must not hold up the others.
+      try {
+        if (imp.status === 'queued') await startValidating(pool, imp);
+        const phase: Phase = imp.status === 'importing' ? 'write' : 'judge';
+        const pending = await pendingChunks(pool, imp, CHUNKS_PER_SWEEP);
+        if (pending.length) {
+          const ref = { institutionId: imp.institution_id, importId: imp.id, phase };
+          await queue.addBulk(chunkJobs(ref, pending));
+        } else if (phase === 'judge') await finishValidating(pool, imp);
+        else await finishImporting(pool, imp);
+      } catch (error) {
+        logger.error({ err: error, importId: imp.id }, 'import sweep step failed');
+      }
+    }
+    const purged = await purgeUnclaimedFiles(pool);
+    if (purged) logger.info({ purged }, 'unclaimed import files deleted');
+  };
+
+  const worker = new Worker(
+    IMPORT_QUEUE,
+    async (job: Job<ChunkRef | undefined>) => {
+      if (job.name === SWEEP_JOB) return sweep();
+      if (job.data) return runChunk(pool, job.data);
+    },
+    { connection, prefix, concurrency },
+  );
+  worker.on('error', (error) => logger.warn({ err: error }, 'imports worker connection error'));
+  worker.on('failed', (job, error) =>
+    logger.error({ err: error, jobId: job?.id }, 'import job failed'),
+  );
+  return {
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

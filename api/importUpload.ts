@@ -167,7 +167,7 @@ class ChunkWriter {
     await this.pool.query(sql.unsafe`
       INSERT INTO import_chunks (institution_id, file_id, chunk, first_row, rows)
       VALUES (${this.institutionId}, ${this.fileId}, ${this.chunk}, ${firstRow},
-              ${sql.jsonb(rows)})`);
+              ${sql.json(rows)})`);
     this.chunk += 1;
   }
 }

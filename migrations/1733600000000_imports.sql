@@ -70,7 +70,8 @@ CREATE TABLE import_chunks (
   chunk integer NOT NULL,
   -- The file row number of the chunk's first row (the header is row 1).
   first_row integer NOT NULL,
-  rows jsonb NOT NULL,
+  -- json, not jsonb: a row keeps its keys in the order sent, as a request body does.
+  rows json NOT NULL,
   validated_at timestamptz(3),
   imported_at timestamptz(3),
   CONSTRAINT import_chunks_pkey PRIMARY KEY (institution_id, file_id, chunk),

@@ -1,8 +1,15 @@
 // Imports (integration.md §3): the contract end to end against the real service.
 import { sql } from 'slonik';
+import { z } from 'zod';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import { getText, rowErrors, settled, upload } from './helpers/imports.js';
+
+const giftRow = z.object({
+  donor_id: z.number(),
+  amount: z.string(),
+  designations: z.array(z.unknown()),
+});
 
 let service: TestService;
 let fundId: number;
@@ -145,7 +152,7 @@ describe('a gifts CSV with designations and donors named by external id or email
     expect(answer.body.amount_total).toBe(195.5);
     const done = await settled(service, answer.body.id);
     expect(done).toMatchObject({ status: 'completed', rows_succeeded: 3, rows_failed: 2 });
-    const gifts = await service.db.any<{ donor_id: number; designations: unknown[] }>(sql.unsafe`
+    const gifts = await service.db.any(sql.type(giftRow)`
       SELECT donor_id, amount::text, designations FROM gifts ORDER BY id`);
     expect(gifts.map((gift) => gift.donor_id)).toEqual([donor.id, donor.id, donor.id]);
     expect(gifts[0]!.designations).toHaveLength(2);

@@ -191,7 +191,7 @@ async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, 
   await db.query(sql.unsafe`
     WITH rows AS (
       SELECT c.first_row + r.ordinality::int - 1 AS row_number, r.value
-      FROM import_chunks c CROSS JOIN LATERAL jsonb_array_elements(c.rows) WITH ORDINALITY AS r
+      FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
       WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}),
     keyed AS (
       ${sql.join(

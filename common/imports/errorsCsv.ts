@@ -52,7 +52,7 @@ export async function* errorsCsv(
              coalesce((SELECT jsonb_object_agg(e.row_number, e.errors) FROM import_row_errors e
                        WHERE e.institution_id = c.institution_id AND e.import_id = ${imp.id}
                          AND e.row_number >= c.first_row
-                         AND e.row_number < c.first_row + jsonb_array_length(c.rows)),
+                         AND e.row_number < c.first_row + json_array_length(c.rows)),
                       '{}') AS errors
       FROM import_chunks c
       WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}

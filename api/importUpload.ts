@@ -118,8 +118,6 @@ function csvProblem(error: unknown): ApiError {
       return fileProblem(`has a quoted field that is never closed${at}.`);
     case 'CSV_MAX_RECORD_SIZE':
       return fileProblem(`has a row longer than ${MAX_ROW_CHARACTERS} characters${at}.`);
-    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
-      return fileProblem(`has a row with a different number of columns than the header${at}.`);
     case undefined:
       throw error;
     default:
@@ -180,7 +178,12 @@ async function stageCsv(
   writer: ChunkWriter,
   resource: ImportResource,
 ): Promise<{ columns: string[]; amount: bigint | null }> {
-  const parser = parse({ max_record_size: MAX_ROW_CHARACTERS, skip_empty_lines: true });
+  // Row widths are checked here, after the header's own checks, to name the row.
+  const parser = parse({
+    max_record_size: MAX_ROW_CHARACTERS,
+    skip_empty_lines: true,
+    relax_column_count: true,
+  });
   pipeline(Readable.from(source), parser, () => {});
   let columns: string[] | null = null;
   let amountIndex = -1;
@@ -197,6 +200,10 @@ async function stageCsv(
         if (amountIndex >= 0) amount = 0n;
         continue;
       }
+      if (record.length !== columns.length)
+        throw fileProblem(
+          `row ${writer.rows + 2} has ${record.length} cells, but the header has ${columns.length} columns.`,
+        );
       if (holdsNul(record))
         throw fileProblem(`row ${writer.rows + 2} holds the NUL character (U+0000).`);
       if (amount !== null) amount += amountCents(record[amountIndex]) ?? 0n;

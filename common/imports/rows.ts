@@ -9,7 +9,7 @@ import { createDonor, updateDonorCommand } from '../resources/donors/commands.js
 import { createGift } from '../resources/gifts/commands.js';
 import { bodyOfCells, parseDesignationText } from './columns.js';
 import type { FileRow } from './queries.js';
-import type { ImportRow } from './schema.js';
+import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
 
 /**
  * One row of an import, judged and written by exactly the command of the single-record write
@@ -319,7 +319,10 @@ export async function insertRowErrors(
   failed: Extract<RowOutcome, { kind: 'failed' }>[],
 ): Promise<void> {
   if (!failed.length) return;
-  const rows = failed.map((outcome) => ({ row_number: outcome.row, errors: outcome.errors }));
+  const rows = failed.map((outcome) => ({
+    row_number: outcome.row,
+    errors: outcome.errors.slice(0, MAX_ROW_ERRORS),
+  }));
   await db.query(sql.unsafe`
     INSERT INTO import_row_errors (institution_id, import_id, row_number, errors)
     SELECT ${imp.institution_id}, ${imp.id}, r.row_number, r.errors

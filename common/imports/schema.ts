@@ -127,6 +127,9 @@ export function presentImport(row: ImportRow): JsonObject {
   };
 }
 
+/** A row's errors kept at most, as a 422 lists at most this many. */
+export const MAX_ROW_ERRORS = 100;
+
 /** One failed row, as `GET /imports/{id}/errors` lists it. */
 export const importRowErrorResponse = z.object({
   object: z.literal('import_row_error'),
@@ -139,5 +142,8 @@ export const importRowErrorResponse = z.object({
         message: z.string(),
       }),
     )
-    .describe('Every problem of the row, with the codes and params of the single-record write.'),
+    .max(MAX_ROW_ERRORS)
+    .describe(
+      'Every problem of the row (the first 100), with the codes and params of the single-record write.',
+    ),
 });

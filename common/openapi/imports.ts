@@ -17,6 +17,8 @@ import {
   headerRef,
   idPathParameter,
   pageParameters,
+  rateLimitHeaders,
+  requestIdHeader,
   writeParameters,
 } from './parameters.js';
 import type { EndpointDoc } from './routeDoc.js';
@@ -43,6 +45,16 @@ const createDescription = [
 
 function createOperation(needs: Needs): JsonSchema {
   needs.responses.set('Import', importResponse);
+  needs.bodies.set('ImportRows', {
+    type: 'object',
+    description:
+      'The rows of a JSON import: each the body of the single-record write (`POST /donors` or `POST /gifts`), plus `donor_external_id` or `donor_email` for gifts.',
+    required: ['rows'],
+    additionalProperties: false,
+    properties: {
+      rows: { type: 'array', items: { type: 'object' }, minItems: 1, maxItems: 500_000 },
+    },
+  });
   return {
     operationId: 'createImport',
     summary: 'Upload a file to import',
@@ -84,12 +96,17 @@ function createOperation(needs: Needs): JsonSchema {
             'external_id,role,first_name,last_name,email\nA-1001,Individual,Ada,Lovelace,ada@example.org\n',
         },
         'application/json': {
-          schema: {
-            type: 'object',
-            required: ['rows'],
-            properties: { rows: { type: 'array', items: { type: 'object' } } },
+          schema: schemaRef('ImportRows'),
+          example: {
+            rows: [
+              {
+                role: 'Individual',
+                first_name: 'Ada',
+                last_name: 'Lovelace',
+                email: 'ada@example.org',
+              },
+            ],
           },
-          example: { rows: [{ role: 'Individual', first_name: 'Ada', last_name: 'Lovelace' }] },
         },
       },
     },
@@ -135,6 +152,13 @@ const readErrors = (extra: ErrorCode[] = []): ErrorCode[] => [
 function action(name: 'commit' | 'cancel', needs: Needs): JsonSchema {
   needs.responses.set('Import', importResponse);
   const commit = name === 'commit';
+  const body = commit ? 'ImportCommit' : 'ImportCancel';
+  needs.bodies.set(body, {
+    type: 'object',
+    description: 'No fields: the body is `{}`.',
+    additionalProperties: false,
+    maxProperties: 0,
+  });
   return {
     operationId: commit ? 'commitImport' : 'cancelImport',
     summary: commit ? 'Import a validated dry run' : 'Cancel an import',
@@ -148,10 +172,7 @@ function action(name: 'commit' | 'cancel', needs: Needs): JsonSchema {
     requestBody: {
       required: true,
       content: {
-        'application/json': {
-          schema: { type: 'object', additionalProperties: false, maxProperties: 0 },
-          example: {},
-        },
+        'application/json': { schema: schemaRef(body), example: {} },
       },
     },
     responses: {
@@ -187,6 +208,7 @@ function action(name: 'commit' | 'cancel', needs: Needs): JsonSchema {
 
 const csvResponse = (description: string, example: string): JsonSchema => ({
   description,
+  headers: { ...requestIdHeader, ...rateLimitHeaders },
   content: { 'text/csv': { schema: { type: 'string' }, example } },
 });
 

@@ -42,7 +42,7 @@ export async function startImports(
   connection: RedisSettings,
   prefix: string,
   logger: Logger,
-  concurrency: number,
+  options: { concurrency: number; lockDurationMs: number },
 ) {
   const queue = new Queue(IMPORT_QUEUE, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'imports queue connection error'));
@@ -93,7 +93,15 @@ export async function startImports(
       if (job.name === SWEEP_JOB) return sweep();
       if (job.data) return runChunk(pool, job.data);
     },
-    { connection, prefix, concurrency },
+    {
+      connection,
+      prefix,
+      concurrency: options.concurrency,
+      // A chunk held by a worker that died goes to another after this, as writes do.
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.lockDurationMs,
+      maxStalledCount: 5,
+    },
   );
   worker.on('error', (error) => logger.warn({ err: error }, 'imports worker connection error'));
   worker.on('failed', (job, error) =>

@@ -84,7 +84,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     redisOptions(config.REDIS_URL, 'blocking'),
     config.QUEUE_PREFIX,
     logger,
-    config.IMPORT_CONCURRENCY,
+    { concurrency: config.IMPORT_CONCURRENCY, lockDurationMs: config.WORKER_LOCK_DURATION_MS },
   );
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)

@@ -41,7 +41,12 @@ export function upload(
 const finished = ['validated', 'completed', 'failed', 'cancelled'];
 
 /** Polls GET /imports/{id} until the import is done with what it does by itself. */
-export async function settled(service: TestService, id: number, key?: string): Promise<ImportBody> {
+export async function settled(
+  service: TestService,
+  id: number,
+  key?: string,
+  timeoutMs = 30_000,
+): Promise<ImportBody> {
   let last: ImportBody | null = null;
   await waitFor(
     async () => {
@@ -49,7 +54,7 @@ export async function settled(service: TestService, id: number, key?: string): P
       last = answer.body;
       return finished.includes(answer.body.status);
     },
-    30_000,
+    timeoutMs,
     `import ${id} to finish`,
   );
   return last!;

@@ -14,7 +14,7 @@ const invalid = (index: number) => index % 25 === 0;
 describe('workers killed with SIGKILL mid-import, then restarted', () => {
   let rig: Rig;
   let done: ImportBody;
-  let phasesAtKill: string[] = [];
+  const phasesAtKill: string[] = [];
 
   beforeAll(async () => {
     rig = await startRig({

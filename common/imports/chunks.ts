@@ -173,7 +173,7 @@ async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, 
   const keyOf = (column: string) => {
     if (file.format === 'json') return sql.fragment`value ->> ${column}`;
     const index = file.columns.indexOf(column);
-    return index < 0 ? null : sql.fragment`value ->> ${index}`;
+    return index < 0 ? null : sql.fragment`value ->> ${index}::int`;
   };
   const keys = [
     {

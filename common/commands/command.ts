@@ -22,6 +22,23 @@ export interface CommandContext {
   dryRun: boolean;
   /** The time a dry run reports for server-assigned timestamps. */
   now: string;
+  /**
+   * Records read ahead for many writes at once (an import's chunk): the reference and uniqueness
+   * checks (common/resources/checks.ts) answer from it what it holds, and ask the database what it
+   * does not. The rules stay the checks'; only the reading is batched.
+   */
+  lookups?: LookupCache;
+}
+
+/** What an import's chunk read ahead: see CommandContext.lookups. */
+export interface LookupCache {
+  /**
+   * A referenced record's status (`active` for a table without one), null when the institution
+   * has no such record, undefined when it was not read ahead.
+   */
+  status(table: string, id: number): string | null | undefined;
+  /** The ids of the records holding a unique value; undefined when it was not read ahead. */
+  holders(table: string, column: string, value: string): readonly number[] | undefined;
 }
 
 export interface CommandOutcome {

@@ -13,6 +13,7 @@ import {
   insertRecordEvents,
   insertRowErrors,
   prepareChunk,
+  readAhead,
   runRow,
   type RowOutcome,
 } from './rows.js';
@@ -25,6 +26,13 @@ import { importRow, presentImport, type ImportRow } from './schema.js';
  * delivery, and a chunk already marked is never touched again: every row is written exactly once.
  */
 export type Phase = 'judge' | 'write';
+
+/** A row of a chunk written without savepoints failed: the chunk's rows run again, one by one. */
+class Redo extends Error {
+  constructor() {
+    super('a row failed: run the chunk row by row');
+  }
+}
 
 /** The import moved on (cancelled) while the chunk ran: everything of the chunk rolls back. */
 class Stopped extends Error {
@@ -102,8 +110,10 @@ async function judge(
   chunk: Chunk,
 ): Promise<RowOutcome[]> {
   const prepared = await prepareChunk(db, imp, file, chunk.rows as JsonValue[], chunk.first_row);
+  const lookups = await readAhead(db, imp, prepared, true);
   const outcomes: RowOutcome[] = [];
-  for (const row of prepared) outcomes.push(await runRow(db, institution, row, true));
+  for (const row of prepared)
+    outcomes.push(await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
   return outcomes;
 }
 
@@ -124,11 +134,24 @@ async function write(
           AND row_number BETWEEN ${chunk.first_row} AND ${last}`)
     ).map(Number),
   );
-  const prepared = await prepareChunk(db, imp, file, chunk.rows as JsonValue[], chunk.first_row);
-  const outcomes: RowOutcome[] = [];
-  for (const row of prepared) {
-    if (refused.has(row.row)) continue;
-    outcomes.push(await runRow(db, institution, row, false));
+  const prepared = (
+    await prepareChunk(db, imp, file, chunk.rows as JsonValue[], chunk.first_row)
+  ).filter((row) => !refused.has(row.row));
+  const lookups = await readAhead(db, imp, prepared, false);
+  const runAll = async (on: DatabaseTransactionConnection, savepoint: boolean) => {
+    const outcomes: RowOutcome[] = [];
+    for (const row of prepared)
+      outcomes.push(await runRow(on, institution, row, { dryRun: false, savepoint, lookups }));
+    if (!savepoint && outcomes.some((outcome) => outcome.kind === 'failed')) throw new Redo();
+    return outcomes;
+  };
+  // Every row in one savepoint, one statement each; if any row fails (a race since it was
+  // judged), the chunk runs again with a savepoint per row, so the failure takes back only itself.
+  let outcomes: RowOutcome[];
+  try {
+    outcomes = await db.transaction((batch) => runAll(batch, false));
+  } catch {
+    outcomes = await runAll(db, true);
   }
   await insertRecordEvents(
     db,

@@ -1,6 +1,6 @@
 import { IntegrityConstraintViolationError, sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import type { Command, CommandOutcome, Institution } from '../commands/command.js';
+import type { Command, CommandOutcome, Institution, LookupCache } from '../commands/command.js';
 import { ApiError } from '../errors.js';
 import { previousAttributes } from '../events/outbox.js';
 import { eventTypeOf } from '../events/types.js';
@@ -185,6 +185,8 @@ function matchDonor(
 }
 
 /** A chunk's rows, each with the write that judges it and the ids its names stand for. */
+export type { Prepared };
+
 export async function prepareChunk(
   db: DatabaseTransactionConnection,
   imp: ImportRow,
@@ -250,15 +252,24 @@ function errorsOf(command: Command, error: unknown): RowError[] {
   throw error;
 }
 
-/**
- * Judges (dry run) or writes one row. A real write runs in a savepoint, so a row the database
- * refuses (a race the checks could not see) takes back only itself.
- */
+/** How a row runs: judged (a dry run), or written on its own savepoint, or written bare. */
+export interface RunMode {
+  dryRun: boolean;
+  /**
+   * Each real write in a savepoint of its own, so a row the database refuses (a race the checks
+   * could not see) takes back only itself. Without: the caller runs the whole chunk in one
+   * savepoint and runs it again row by row if any row fails.
+   */
+  savepoint: boolean;
+  lookups: LookupCache;
+}
+
+/** Judges (dry run) or writes one row with the command of the single-record write. */
 export async function runRow(
   db: DatabaseTransactionConnection,
   institution: Institution,
   prepared: Prepared,
-  dryRun: boolean,
+  mode: RunMode,
 ): Promise<RowOutcome> {
   const { row, command } = prepared;
   if (!command)
@@ -267,21 +278,124 @@ export async function runRow(
       : { row, kind: 'skipped' };
   const request = { params: prepared.params, body: prepared.body };
   const now = new Date().toISOString();
+  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups };
   try {
-    const outcome = dryRun
-      ? await command.execute({ db, institution, dryRun, now }, request)
-      : await db.transaction((inner) =>
-          command.execute({ db: inner, institution, dryRun, now }, request),
-        );
+    const outcome =
+      mode.dryRun || !mode.savepoint
+        ? await command.execute({ db, ...context }, request)
+        : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
     return { row, kind: 'written', command, outcome };
   } catch (error) {
+    // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
+    if (!mode.dryRun && !mode.savepoint) throw error;
     const covered = (param: string | null) =>
       param !== null &&
       prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));
     const own = errorsOf(command, error).filter((problem) => !covered(problem.param));
     return { row, kind: 'failed', errors: [...prepared.found, ...own] };
   }
+}
+
+const statusRow = z.object({ id: z.number(), status: z.string() });
+const holderRow = z.object({ id: z.number(), value: z.string() });
+
+const ids = (values: unknown[]) => [
+  ...new Set(
+    values.filter(
+      (value): value is number =>
+        typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+    ),
+  ),
+];
+
+const listOf = (value: JsonValue | undefined): JsonObject[] =>
+  Array.isArray(value) ? value.filter(isJsonObject) : [];
+
+/**
+ * Reads ahead, in one query per table, the records a chunk's rows name and the holders of the
+ * unique values they carry, so the checks of each row's command answer from memory
+ * (CommandContext.lookups). A real write takes the locks the checks would (FOR KEY SHARE) in
+ * the same queries. What a row names that was not read ahead is simply asked by the check.
+ */
+export async function readAhead(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  rows: readonly Prepared[],
+  dryRun: boolean,
+): Promise<LookupCache> {
+  const lock = dryRun ? sql.fragment`` : sql.fragment`ORDER BY id FOR KEY SHARE`;
+  const bodies = rows.filter((row) => row.command).map((row) => row.body);
+  const statuses = new Map<string, Map<number, string>>();
+  const holders = new Map<string, Map<string, number[]>>();
+  const read = async (table: string, wanted: number[], status: boolean) => {
+    if (!wanted.length) return;
+    const found = await db.any(sql.type(statusRow)`
+      SELECT id, ${status ? sql.fragment`status` : sql.fragment`'active'`} AS status
+      FROM ${sql.identifier([table])}
+      WHERE institution_id = ${imp.institution_id} AND id = ANY(${sql.array(wanted, 'int8')})
+      ${lock}`);
+    const known = new Map(wanted.map((id) => [id, null as unknown as string]));
+    for (const row of found) known.set(row.id, row.status);
+    statuses.set(table, known);
+  };
+  const readHolders = async (column: 'email' | 'external_id', ignoreCase: boolean) => {
+    const values = [
+      ...new Set(
+        bodies
+          .map((body) => body[column])
+          .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+          .map((value) => (ignoreCase ? value.trim().toLowerCase() : value.trim())),
+      ),
+    ];
+    if (!values.length) return;
+    const held = ignoreCase ? sql.fragment`lower(email)` : sql.identifier([column]);
+    const found = await db.any(sql.type(holderRow)`
+      SELECT id, ${held} AS value FROM donors
+      WHERE institution_id = ${imp.institution_id} AND ${held} = ANY(${sql.array(values, 'text')})`);
+    const byValue = new Map(values.map((value) => [value, [] as number[]]));
+    for (const row of found) byValue.get(row.value)?.push(row.id);
+    holders.set(`donors.${column}`, byValue);
+  };
+  if (imp.resource === 'gifts') {
+    await read(
+      'donors',
+      ids(
+        bodies.flatMap((body) => [
+          body.donor_id,
+          ...listOf(body.soft_credits).map((credit) => credit.donor_id),
+        ]),
+      ),
+      false,
+    );
+    await read(
+      'funds',
+      ids(
+        bodies.flatMap((body) => [
+          body.fund_id,
+          ...listOf(body.designations).map((part) => part.fund_id),
+        ]),
+      ),
+      true,
+    );
+  } else {
+    await read('users', ids(bodies.map((body) => body.assigned_user_id)), true);
+    await read(
+      'tags',
+      ids(bodies.flatMap((body) => (Array.isArray(body.tag_ids) ? body.tag_ids : []))),
+      false,
+    );
+    await readHolders('email', true);
+    await readHolders('external_id', false);
+  }
+  return {
+    status: (table, id) => {
+      const known = statuses.get(table);
+      if (!known?.has(id)) return undefined;
+      return known.get(id) ?? null;
+    },
+    holders: (table, column, value) => holders.get(`${table}.${column}`)?.get(value.trim()),
+  };
 }
 
 /** The events of a chunk's written records, as one insert into the outbox. */

@@ -334,3 +334,67 @@ describe('donor matching', () => {
     expect(twins.body.data).toHaveLength(1);
   });
 });
+
+describe('a commit judges each row again as it writes it', () => {
+  test('a row that became invalid after the dry run is reported, and the others are written', async () => {
+    const closing = await created<{ id: number }>(
+      service.call('POST', '/api/v1/funds', {
+        body: { name: 'Closing soon', code: 'CLS', restriction: 'unrestricted' },
+      }),
+    );
+    const gifts = await upload(service, 'resource=gifts&dry_run=true', {
+      rows: [
+        {
+          donor_id: donorId,
+          amount: 5,
+          gift_date: '2026-04-01',
+          subject: 'Stays',
+          fund_id: fundId,
+        },
+        {
+          donor_id: donorId,
+          amount: 5,
+          gift_date: '2026-04-01',
+          subject: 'Closed',
+          fund_id: closing.id,
+        },
+      ],
+    });
+    const donors = await upload(service, 'resource=donors&dry_run=true', {
+      rows: [
+        { role: 'Household', last_name: 'Early', email: 'early@example.org' },
+        { role: 'Household', last_name: 'Late', email: 'taken-meanwhile@example.org' },
+      ],
+    });
+    expect((await settled(service, gifts.body.id)).rows_failed).toBe(0);
+    expect((await settled(service, donors.body.id)).rows_failed).toBe(0);
+
+    const closed = await service.call('PATCH', `/api/v1/funds/${closing.id}`, {
+      body: { status: 'closed' },
+    });
+    expect(closed.status).toBe(200);
+    await created(
+      service.call('POST', '/api/v1/donors', {
+        body: { role: 'Household', last_name: 'Quick', email: 'taken-meanwhile@example.org' },
+      }),
+    );
+    for (const id of [gifts.body.id, donors.body.id]) {
+      const commit = await service.call('POST', `/api/v1/imports/${id}/commit`, { body: {} });
+      expect(commit.status).toBe(200);
+      expect(await settled(service, id)).toMatchObject({
+        status: 'completed',
+        rows_succeeded: 1,
+        rows_failed: 1,
+      });
+    }
+    expect((await rowErrors(service, gifts.body.id)).map((row) => row.errors)).toEqual([
+      [{ param: 'fund_id', code: 'reference_inactive', message: 'names a fund that is closed' }],
+    ]);
+    expect((await rowErrors(service, donors.body.id)).map((row) => row.errors)).toEqual([
+      [{ param: 'email', code: 'already_in_use', message: 'is already used by another donor' }],
+    ]);
+    const written = await service.db.anyFirst(sql.unsafe`
+      SELECT subject FROM gifts WHERE gift_date = '2026-04-01'`);
+    expect(written).toEqual(['Stays']);
+  });
+});

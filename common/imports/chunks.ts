@@ -15,6 +15,7 @@ import {
   prepareChunk,
   readAhead,
   runRow,
+  writeBatched,
   type RowOutcome,
 } from './rows.js';
 import { importRow, presentImport, type ImportRow } from './schema.js';
@@ -149,7 +150,11 @@ async function write(
   // judged), the chunk runs again with a savepoint per row, so the failure takes back only itself.
   let outcomes: RowOutcome[];
   try {
-    outcomes = await db.transaction((batch) => runAll(batch, false));
+    outcomes = await db.transaction(async (batch) => {
+      const written = await writeBatched(batch, institution, prepared, lookups);
+      if (!written) throw new Redo();
+      return written;
+    });
   } catch {
     outcomes = await runAll(db, true);
   }

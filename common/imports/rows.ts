@@ -1,6 +1,12 @@
 import { IntegrityConstraintViolationError, sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import type { Command, CommandOutcome, Institution, LookupCache } from '../commands/command.js';
+import type {
+  Command,
+  CommandOutcome,
+  Institution,
+  LookupCache,
+  SingleStatementCreate,
+} from '../commands/command.js';
 import { ApiError } from '../errors.js';
 import { previousAttributes } from '../events/outbox.js';
 import { eventTypeOf } from '../events/types.js';
@@ -442,4 +448,86 @@ export async function insertRowErrors(
     SELECT ${imp.institution_id}, ${imp.id}, r.row_number, r.errors
     FROM jsonb_to_recordset(${sql.jsonb(rows)}) AS r(row_number int, errors jsonb)
     ON CONFLICT (institution_id, import_id, row_number) DO NOTHING`);
+}
+
+const insertedRow = z.object({
+  member: z.number(),
+  id: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** Statements of at most this many inserts: large enough to save the round trips, no larger. */
+const INSERTS_PER_STATEMENT = 100;
+
+/**
+ * Writes judged rows whose command can state its create as one statement (a gift that names
+ * no pledge, recurring gift or matched gift: `Command.singleStatement`, the path `POST /gifts`
+ * takes) many to a statement; the others one by one, bare. Null when any row is refused or the
+ * statement's guard (its funds and soft-credited donors still the institution's) does not hold:
+ * the caller then writes the chunk row by row, which says why.
+ */
+export async function writeBatched(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  rows: readonly Prepared[],
+  lookups: LookupCache,
+): Promise<RowOutcome[] | null> {
+  const now = new Date().toISOString();
+  const outcomes: (RowOutcome | null)[] = rows.map(() => null);
+  const batched: { index: number; create: SingleStatementCreate; command: Command }[] = [];
+  for (const [index, row] of rows.entries()) {
+    const create =
+      row.command && !row.found.length
+        ? row.command.singleStatement?.(
+            { institution, dryRun: false, now },
+            { params: row.params, body: row.body },
+          )
+        : null;
+    if (create && row.command) batched.push({ index, create, command: row.command });
+    else {
+      const outcome = await runRow(db, institution, row, {
+        dryRun: false,
+        savepoint: false,
+        lookups,
+      });
+      if (outcome.kind === 'failed') return null;
+      outcomes[index] = outcome;
+    }
+  }
+  for (let start = 0; start < batched.length; start += INSERTS_PER_STATEMENT) {
+    const group = batched.slice(start, start + INSERTS_PER_STATEMENT);
+    const name = (member: number) => sql.identifier([`created_${member}`]);
+    const inserted = await db.any(sql.type(insertedRow)`
+      WITH ${sql.join(
+        group.map(
+          (item, member) =>
+            sql.fragment`${name(member)} AS (${item.create.insert(sql.fragment`true`)})`,
+        ),
+        sql.fragment`, `,
+      )}
+      ${sql.join(
+        group.map(
+          (_item, member) =>
+            sql.fragment`SELECT ${member}::int AS member, id, created_at, updated_at FROM ${name(member)}`,
+        ),
+        sql.fragment` UNION ALL `,
+      )}`);
+    if (inserted.length !== group.length) return null;
+    for (const written of inserted) {
+      const item = group[written.member]!;
+      const { member: _member, ...assigned } = written;
+      outcomes[item.index] = {
+        row: rows[item.index]!.row,
+        kind: 'written',
+        command: item.command,
+        outcome: {
+          status: 201,
+          body: item.create.present({ ...item.create.fields, ...assigned }),
+          location: `${item.create.path}/${written.id}`,
+        },
+      };
+    }
+  }
+  return outcomes.filter((outcome): outcome is RowOutcome => outcome !== null);
 }

@@ -10,6 +10,8 @@ import {
   startValidating,
   type Phase,
 } from '../common/imports/chunks.js';
+import { findImport } from '../common/imports/queries.js';
+import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
 import type { RedisSettings } from '../common/redis.js';
 
@@ -67,18 +69,23 @@ export async function startImports(
       },
     }));
 
+  /** One step of one running import: queue its pending chunks, or finish its phase. */
+  const advance = async (imp: ImportRow) => {
+    if (imp.status === 'queued') await startValidating(pool, imp);
+    const phase: Phase = imp.status === 'importing' ? 'write' : 'judge';
+    const pending = await pendingChunks(pool, imp, CHUNKS_PER_SWEEP);
+    if (pending.length) {
+      const ref = { institutionId: imp.institution_id, importId: imp.id, phase };
+      await queue.addBulk(chunkJobs(ref, pending));
+    } else if (phase === 'judge') await finishValidating(pool, imp);
+    else await finishImporting(pool, imp);
+  };
+
   const sweep = async () => {
     for (const imp of await runningImports(pool, 100)) {
       // One import's trouble must not hold up the others.
       try {
-        if (imp.status === 'queued') await startValidating(pool, imp);
-        const phase: Phase = imp.status === 'importing' ? 'write' : 'judge';
-        const pending = await pendingChunks(pool, imp, CHUNKS_PER_SWEEP);
-        if (pending.length) {
-          const ref = { institutionId: imp.institution_id, importId: imp.id, phase };
-          await queue.addBulk(chunkJobs(ref, pending));
-        } else if (phase === 'judge') await finishValidating(pool, imp);
-        else await finishImporting(pool, imp);
+        await advance(imp);
       } catch (error) {
         logger.error({ err: error, importId: imp.id }, 'import sweep step failed');
       }
@@ -87,11 +94,26 @@ export async function startImports(
     if (purged) logger.info({ purged }, 'unclaimed import files deleted');
   };
 
+  /**
+   * A chunk done: when it was its phase's last, the import moves on now rather than at the next
+   * sweep (and the chunks of its next phase are queued at once).
+   */
+  const afterChunk = async (ref: ChunkRef) => {
+    const imp = await findImport(pool, ref.institutionId, ref.importId);
+    if (!imp || !runningStatuses.includes(imp.status)) return;
+    if ((await pendingChunks(pool, imp, 1)).length) return;
+    await advance(imp);
+    const next = await findImport(pool, ref.institutionId, ref.importId);
+    if (next?.status === 'importing') await advance(next);
+  };
+
   const worker = new Worker(
     IMPORT_QUEUE,
     async (job: Job<ChunkRef | undefined>) => {
       if (job.name === SWEEP_JOB) return sweep();
-      if (job.data) return runChunk(pool, job.data);
+      if (!job.data) return;
+      await runChunk(pool, job.data);
+      await afterChunk(job.data);
     },
     {
       connection,

@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { DatabasePool } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
 import {
   finishImporting,
   finishValidating,
@@ -16,7 +17,8 @@ import type { Logger } from '../common/logger.js';
 import type { RedisSettings } from '../common/redis.js';
 
 export const IMPORT_QUEUE = 'imports';
-const SWEEP_JOB = 'sweep';
+/** The advisory lock key of the sweep (any constant the service uses for nothing else). */
+const SWEEP_LOCK = 7_341_201;
 const CHUNK_JOB = 'chunk';
 
 /** How often the sweep looks for imports to move on; the longest an import waits for a step. */
@@ -33,7 +35,7 @@ interface ChunkRef {
 
 /**
  * Imports on the workers (integration.md §3). Nothing about an import's progress lives in Redis:
- * a sweep, scheduled by BullMQ so that one worker runs it at a time, reads the running imports
+ * a sweep, run by one worker at a time, reads the running imports
  * from PostgreSQL and queues a job per chunk still to do, under an id made of the import, phase
  * and chunk (a chunk already queued is not queued twice). Jobs lost with Redis, or held by a
  * worker that died, are queued again by a later sweep or run again by BullMQ; the chunk's done
@@ -48,11 +50,6 @@ export async function startImports(
 ) {
   const queue = new Queue(IMPORT_QUEUE, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'imports queue connection error'));
-  await queue.upsertJobScheduler(
-    'imports-sweep',
-    { every: SWEEP_EVERY_MS },
-    { name: SWEEP_JOB, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
 
   const chunkJobs = (ref: Omit<ChunkRef, 'chunk'>, chunks: number[]) =>
     chunks.map((chunk) => ({
@@ -107,11 +104,30 @@ export async function startImports(
     if (next?.status === 'importing') await advance(next);
   };
 
+  // Every worker sweeps on its own clock, one at a time across the workers (a PostgreSQL advisory
+  // lock): the sweep needs nothing from Redis, so a Redis that lost everything loses no import.
+  let sweeping = false;
+  const timer = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void pool
+      .connect(async (connection) => {
+        const mine = await connection.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
+          SELECT pg_try_advisory_lock(${SWEEP_LOCK}) AS locked`);
+        if (!mine) return;
+        try {
+          await sweep();
+        } finally {
+          await connection.query(sql.unsafe`SELECT pg_advisory_unlock(${SWEEP_LOCK})`);
+        }
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'import sweep failed'))
+      .finally(() => (sweeping = false));
+  }, SWEEP_EVERY_MS);
+
   const worker = new Worker(
     IMPORT_QUEUE,
-    async (job: Job<ChunkRef | undefined>) => {
-      if (job.name === SWEEP_JOB) return sweep();
-      if (!job.data) return;
+    async (job: Job<ChunkRef>) => {
       await runChunk(pool, job.data);
       await afterChunk(job.data);
     },
@@ -131,6 +147,7 @@ export async function startImports(
   );
   return {
     async close() {
+      clearInterval(timer);
       await worker.close();
       await queue.close();
     },

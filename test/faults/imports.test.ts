@@ -5,11 +5,27 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { settled, upload, type ImportBody } from '../helpers/imports.js';
 import { waitFor } from '../helpers/wait.js';
+import { createRedis } from '../../common/redis.js';
+import { RedisServer } from '../helpers/processes.js';
 import { startRig, type Rig } from './faultKit.js';
 
 const ROWS = 3_000;
 /** Every 25th row names no donor: 120 invalid rows. */
 const invalid = (index: number) => index % 25 === 0;
+
+const giftsCsv = (donorId: number) =>
+  `donor_id,amount,gift_date,subject\n${Array.from({ length: ROWS }, (_, index) =>
+    invalid(index)
+      ? `,10.00,2026-03-01,Row ${index + 2}`
+      : `${donorId},10.00,2026-03-01,Row ${index + 2}`,
+  ).join('\n')}\n`;
+
+/** The gifts the rows made, by subject: each valid row's once. */
+const expectedSubjects = () =>
+  Array.from({ length: ROWS }, (_, index) => index)
+    .filter((index) => !invalid(index))
+    .map((index) => `Row ${index + 2}`)
+    .sort();
 
 describe('workers killed with SIGKILL mid-import, then restarted', () => {
   let rig: Rig;
@@ -21,13 +37,7 @@ describe('workers killed with SIGKILL mid-import, then restarted', () => {
       workers: 2,
       env: { WORKER_LOCK_DURATION_MS: '2000', IMPORT_CHUNK_ROWS: '40' },
     });
-    const lines = Array.from({ length: ROWS }, (_, index) =>
-      invalid(index)
-        ? `,10.00,2026-03-01,Row ${index + 2}`
-        : `${rig.donorId},10.00,2026-03-01,Row ${index + 2}`,
-    );
-    const csv = `donor_id,amount,gift_date,subject\n${lines.join('\n')}\n`;
-    const answer = await upload(rig.service, 'resource=gifts', csv);
+    const answer = await upload(rig.service, 'resource=gifts', giftsCsv(rig.donorId));
     expect(answer.status).toBe(202);
     const id = answer.body.id;
     const progress = async () =>
@@ -71,11 +81,7 @@ describe('workers killed with SIGKILL mid-import, then restarted', () => {
   test('every valid row is one gift, and no row is two', async () => {
     const subjects = await rig.service.db.anyFirst(sql.type(z.object({ subject: z.string() }))`
       SELECT subject FROM gifts WHERE subject LIKE 'Row %' ORDER BY subject`);
-    const expected = Array.from({ length: ROWS }, (_, index) => index)
-      .filter((index) => !invalid(index))
-      .map((index) => `Row ${index + 2}`)
-      .sort();
-    expect(subjects).toEqual(expected);
+    expect(subjects).toEqual(expectedSubjects());
   });
 
   test('every gift has exactly one gift.created event; the import one import.completed', async () => {
@@ -103,5 +109,61 @@ describe('workers killed with SIGKILL mid-import, then restarted', () => {
 
   test('no process died unasked', () => {
     expect(rig.crashes).toEqual([]);
+  });
+});
+
+describe('Redis killed and restarted empty, and the API killed, mid-import', () => {
+  let redis: RedisServer;
+  let rig: Rig;
+  let done: ImportBody;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    rig = await startRig({
+      workers: 2,
+      superviseApi: true,
+      env: { REDIS_URL: redis.url, WORKER_LOCK_DURATION_MS: '2000', IMPORT_CHUNK_ROWS: '40' },
+    });
+    const answer = await upload(rig.service, 'resource=gifts', giftsCsv(rig.donorId));
+    expect(answer.status).toBe(202);
+    const id = answer.body.id;
+    await waitFor(
+      async () => {
+        const now = await rig.service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+          SELECT count(*)::int AS count FROM import_chunks WHERE imported_at IS NOT NULL`);
+        return now >= 5;
+      },
+      60_000,
+      'chunks written',
+    );
+    // Everything Redis held is gone: queued and active chunk jobs, locks, the queue itself.
+    await redis.kill();
+    await rig.kill(rig.api);
+    await redis.restart();
+    const wipe = createRedis(redis.url, 'blocking');
+    await wipe.flushall();
+    wipe.disconnect();
+    await rig.startApi();
+    done = await settled(rig.service, id, undefined, 90_000);
+  }, 240_000);
+
+  afterAll(async () => {
+    await rig?.close();
+    await redis?.stop();
+  });
+
+  test('the import completed, every valid row written once with one event', async () => {
+    expect(done).toMatchObject({
+      status: 'completed',
+      rows_processed: ROWS,
+      rows_failed: ROWS / 25,
+      rows_succeeded: ROWS - ROWS / 25,
+    });
+    const subjects = await rig.service.db.anyFirst(sql.type(z.object({ subject: z.string() }))`
+      SELECT subject FROM gifts WHERE subject LIKE 'Row %' ORDER BY subject`);
+    expect(subjects).toEqual(expectedSubjects());
+    const events = await rig.service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+      SELECT count(*)::int AS count FROM events WHERE type = 'gift.created'`);
+    expect(events).toBe(ROWS - ROWS / 25);
   });
 });

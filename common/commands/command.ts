@@ -70,6 +70,12 @@ export interface SingleStatementCreate {
   present(row: object): JsonObject;
   /** The collection path; the new record lives at `<path>/<id>`. */
   path: string;
+  /**
+   * The insert alone, without the guard's lookups: for a caller that has just run the full
+   * validation (`execute`) of this request in the same transaction, with the records it names
+   * locked as the guard would lock them (an import's chunk reads and locks them ahead).
+   */
+  insertJudged?(): FragmentSqlToken;
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

@@ -461,11 +461,11 @@ const insertedRow = z.object({
 const INSERTS_PER_STATEMENT = 100;
 
 /**
- * Writes judged rows whose command can state its create as one statement (a gift that names
- * no pledge, recurring gift or matched gift: `Command.singleStatement`, the path `POST /gifts`
- * takes) many to a statement; the others one by one, bare. Null when any row is refused or the
- * statement's guard (its funds and soft-credited donors still the institution's) does not hold:
- * the caller then writes the chunk row by row, which says why.
+ * Writes a chunk's rows: those whose command can state its create as one statement (a gift
+ * that names no pledge, recurring gift or matched gift: `Command.singleStatement`, the path
+ * `POST /gifts` takes) are judged in full by the command, from what the chunk read and locked
+ * ahead, then inserted many to a statement; the others are written one by one by the command.
+ * Null when any row is refused: the caller then writes the chunk row by row, which says why.
  */
 export async function writeBatched(
   db: DatabaseTransactionConnection,
@@ -484,6 +484,12 @@ export async function writeBatched(
             { params: row.params, body: row.body },
           )
         : null;
+    // Judged in full first (its checks answer from what the chunk read and locked ahead), so
+    // the statement needs no guard of its own.
+    const judged =
+      create?.insertJudged &&
+      (await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
+    if (judged && judged.kind === 'failed') return null;
     if (create && row.command) batched.push({ index, create, command: row.command });
     else {
       const outcome = await runRow(db, institution, row, {
@@ -502,7 +508,7 @@ export async function writeBatched(
       WITH ${sql.join(
         group.map(
           (item, member) =>
-            sql.fragment`${name(member)} AS (${item.create.insert(sql.fragment`true`)})`,
+            sql.fragment`${name(member)} AS (${item.create.insertJudged?.() ?? item.create.insert(sql.fragment`true`)})`,
         ),
         sql.fragment`, `,
       )}

@@ -322,6 +322,7 @@ function giftInOneStatement(
   return {
     insert: (guard) =>
       insertFragment(giftTable, institutionId, fields, sql.fragment`${guard} AND ${found}`),
+    insertJudged: () => insertFragment(giftTable, institutionId, fields, sql.fragment`true`),
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),

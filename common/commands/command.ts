@@ -1,6 +1,7 @@
 import type { DatabaseTransactionConnection, FragmentSqlToken } from 'slonik';
 import { sql } from 'slonik';
 import type { ApiError, FieldError } from '../errors.js';
+import type { Stored, Table } from '../resources/table.js';
 import type { JsonObject } from '../json.js';
 
 export interface Institution {
@@ -71,11 +72,12 @@ export interface SingleStatementCreate {
   /** The collection path; the new record lives at `<path>/<id>`. */
   path: string;
   /**
-   * The insert alone, without the guard's lookups: for a caller that has just run the full
+   * The row alone, to insert without the guard's lookups: for a caller that has just run the full
    * validation (`execute`) of this request in the same transaction, with the records it names
-   * locked as the guard would lock them (an import's chunk reads and locks them ahead).
+   * locked as the guard would lock them (an import's chunk reads and locks them ahead, and
+   * inserts many such rows in one statement: insertRowsFragment).
    */
-  insertJudged?(): FragmentSqlToken;
+  judged?: { table: Table<Stored, object>; fields: object };
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

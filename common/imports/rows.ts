@@ -16,6 +16,7 @@ import { createGift } from '../resources/gifts/commands.js';
 import { bodyOfCells, parseDesignationText } from './columns.js';
 import type { FileRow } from './queries.js';
 import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
+import { insertRowsFragment } from '../resources/table.js';
 
 /**
  * One row of an import, judged and written by exactly the command of the single-record write
@@ -451,14 +452,13 @@ export async function insertRowErrors(
 }
 
 const insertedRow = z.object({
-  member: z.number(),
   id: z.number(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 
-/** Statements of at most this many inserts: large enough to save the round trips, no larger. */
-const INSERTS_PER_STATEMENT = 100;
+/** Rows per insert statement: large enough to save the round trips, no larger. */
+const INSERTS_PER_STATEMENT = 250;
 
 /**
  * Writes a chunk's rows: those whose command can state its create as one statement (a gift
@@ -487,10 +487,10 @@ export async function writeBatched(
     // Judged in full first (its checks answer from what the chunk read and locked ahead), so
     // the statement needs no guard of its own.
     const judged =
-      create?.insertJudged &&
+      create?.judged &&
       (await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
     if (judged && judged.kind === 'failed') return null;
-    if (create && row.command) batched.push({ index, create, command: row.command });
+    if (create?.judged && row.command) batched.push({ index, create, command: row.command });
     else {
       const outcome = await runRow(db, institution, row, {
         dryRun: false,
@@ -503,26 +503,17 @@ export async function writeBatched(
   }
   for (let start = 0; start < batched.length; start += INSERTS_PER_STATEMENT) {
     const group = batched.slice(start, start + INSERTS_PER_STATEMENT);
-    const name = (member: number) => sql.identifier([`created_${member}`]);
-    const inserted = await db.any(sql.type(insertedRow)`
-      WITH ${sql.join(
-        group.map(
-          (item, member) =>
-            sql.fragment`${name(member)} AS (${item.create.insertJudged?.() ?? item.create.insert(sql.fragment`true`)})`,
-        ),
-        sql.fragment`, `,
-      )}
-      ${sql.join(
-        group.map(
-          (_item, member) =>
-            sql.fragment`SELECT ${member}::int AS member, id, created_at, updated_at FROM ${name(member)}`,
-        ),
-        sql.fragment` UNION ALL `,
-      )}`);
+    const { table } = group[0]!.create.judged!;
+    const inserted = await db.any(
+      sql.type(insertedRow)`${insertRowsFragment(
+        table,
+        institution.id,
+        group.map((item) => item.create.judged!.fields),
+      )}`,
+    );
     if (inserted.length !== group.length) return null;
-    for (const written of inserted) {
-      const item = group[written.member]!;
-      const { member: _member, ...assigned } = written;
+    inserted.forEach((assigned, member) => {
+      const item = group[member]!;
       outcomes[item.index] = {
         row: rows[item.index]!.row,
         kind: 'written',
@@ -530,10 +521,10 @@ export async function writeBatched(
         outcome: {
           status: 201,
           body: item.create.present({ ...item.create.fields, ...assigned }),
-          location: `${item.create.path}/${written.id}`,
+          location: `${item.create.path}/${assigned.id}`,
         },
       };
-    }
+    });
   }
   return outcomes.filter((outcome): outcome is RowOutcome => outcome !== null);
 }

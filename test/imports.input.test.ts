@@ -1,5 +1,6 @@
 // Imports: bad input gets a clear answer in the error envelope and stores nothing; retries,
 // control totals, all_or_nothing, cancel and the CSV downloads (integration.md §3).
+import { readFile } from 'node:fs/promises';
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { getText, rowErrors, settled, upload, type ImportBody } from './helpers/imports.js';
@@ -342,5 +343,8 @@ describe('errors.csv and templates', () => {
     );
     const gifts = await getText(service, '/api/v1/imports/templates/gifts.csv');
     expect(gifts.text).toContain('donor_external_id,donor_email');
+    // The downloadable copies in docs/ are the same files.
+    expect(await readFile('docs/templates/donors.csv', 'utf8')).toBe(donors.text);
+    expect(await readFile('docs/templates/gifts.csv', 'utf8')).toBe(gifts.text);
   });
 });

@@ -18,6 +18,7 @@ import {
   type ImportResource,
 } from '../common/imports/schema.js';
 import { isJsonObject, type JsonValue } from '../common/json.js';
+import { JsonRowsSplitter } from './jsonRows.js';
 import { parseDryRun, parseIdempotencyKey, rejectUnknownQuery } from './requestParsing.js';
 import type { WriteGateway } from './writeGateway.js';
 
@@ -216,33 +217,27 @@ async function stageCsv(
   return { columns, amount };
 }
 
-/** `{"rows": [...]}`, read whole (bounded by IMPORT_MAX_BYTES): JSON has no rows to stream by. */
+/** `{"rows": [...]}`, split into its rows as it streams in (api/jsonRows.ts). */
 async function stageJson(
   source: AsyncGenerator<string>,
   writer: ChunkWriter,
   resource: ImportResource,
 ): Promise<{ columns: string[]; amount: bigint | null }> {
-  let text = '';
-  for await (const piece of source) text += piece;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw errors.invalidJson('The request body is not valid JSON.');
-  }
-  if (!isJsonObject(parsed) || !Array.isArray(parsed.rows))
-    throw errors.invalidJson('The request body must be {"rows": [{...}, ...]}.');
+  const splitter = new JsonRowsSplitter();
   const keys = new Set<string>();
   let amount: bigint | null = resource === 'gifts' ? 0n : null;
-  for (const row of parsed.rows) {
-    if (isJsonObject(row)) {
-      for (const key of Object.keys(row)) keys.add(key);
-      if (amount !== null) amount += amountCents(row.amount) ?? 0n;
+  for await (const piece of source) {
+    for (const row of splitter.feed(piece)) {
+      if (isJsonObject(row)) {
+        for (const key of Object.keys(row)) keys.add(key);
+        if (amount !== null) amount += amountCents(row.amount) ?? 0n;
+      }
+      if (JSON.stringify(row).includes('\\u0000'))
+        throw fileProblem(`row ${writer.rows + 2} holds the NUL character (U+0000).`);
+      await writer.add(row);
     }
-    if (JSON.stringify(row).includes('\\u0000'))
-      throw fileProblem(`row ${writer.rows + 2} holds the NUL character (U+0000).`);
-    await writer.add(row);
   }
+  splitter.end();
   return { columns: [...keys], amount };
 }
 

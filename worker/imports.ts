@@ -106,11 +106,10 @@ export async function startImports(
 
   // Every worker sweeps on its own clock, one at a time across the workers (a PostgreSQL advisory
   // lock): the sweep needs nothing from Redis, so a Redis that lost everything loses no import.
-  let sweeping = false;
+  let sweeping: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (sweeping) return;
-    sweeping = true;
-    void pool
+    sweeping = pool
       .connect(async (connection) => {
         const mine = await connection.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
           SELECT pg_try_advisory_lock(${SWEEP_LOCK}) AS locked`);
@@ -122,8 +121,9 @@ export async function startImports(
         }
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'import sweep failed'))
-      .finally(() => (sweeping = false));
+      .finally(() => (sweeping = null));
   }, SWEEP_EVERY_MS);
+  timer.unref();
 
   const worker = new Worker(
     IMPORT_QUEUE,
@@ -148,6 +148,7 @@ export async function startImports(
   return {
     async close() {
       clearInterval(timer);
+      await sweeping;
       await worker.close();
       await queue.close();
     },

@@ -15,7 +15,7 @@ import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
 import { requestLog } from './middleware/requestLog.js';
 import type { CursorSettings } from './handlers.js';
-import { apiRoutes, type Method } from './routes.js';
+import { apiRoutes, type Method, type RouteDeps } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
 import './locals.js';
 
@@ -36,6 +36,8 @@ export interface AppDeps {
   metricsToken: string | null;
   /** Requests per second per API key; 0 turns the limit off. */
   rateLimitPerSecond: number;
+  /** The limits of an import's upload (POST /imports). */
+  imports: RouteDeps['imports'];
   /** The queue dashboard at /admin/queues; absent (404) unless ADMIN_TOKEN is configured. */
   admin?: AdminDashboardOptions | null;
 }
@@ -155,7 +157,8 @@ export function createApp(deps: AppDeps): Express {
   }
   for (const [path, methods] of methodsByPath) {
     for (const route of routes.filter((candidate) => candidate.path === path)) {
-      const body = route.method === 'post' || route.method === 'patch' ? jsonBody : [];
+      const body =
+        (route.method === 'post' || route.method === 'patch') && !route.upload ? jsonBody : [];
       api[route.method](route.path, ...body, route.handler);
     }
     api.all(path, (req) => {

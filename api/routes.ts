@@ -19,6 +19,7 @@ import {
   type CursorSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
+import { importRoutes, type ImportRouteDeps } from './importRoutes.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 
@@ -28,6 +29,8 @@ export interface Route {
   handler: RequestHandler;
   /** What the route serves, for the OpenAPI document (common/openapi). */
   doc: EndpointDoc;
+  /** The body is a file the handler streams itself (POST /imports), not a JSON object. */
+  upload?: true;
 }
 
 /** A handler and what it serves. */
@@ -43,6 +46,8 @@ export interface RouteDeps {
   readPool: DatabasePool;
   gateway: WriteGateway;
   cursors: CursorSettings;
+  /** The limits of an import's upload. */
+  imports: ImportRouteDeps['imports'];
 }
 
 const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
@@ -161,6 +166,7 @@ function routesOn(deps: RouteDeps): Route[] {
     route('get', '/institution', institution),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
     ...webhookDeliveryRoutes(deps),
+    ...importRoutes(deps),
     ...eventRoutes(deps),
   ];
 }
@@ -183,6 +189,7 @@ export function routeTable(): DocumentedRoute[] {
     readPool: unusable,
     gateway: unusable,
     cursors: unusable,
+    imports: unusable,
   } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
 }

@@ -94,6 +94,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       ? { token: config.ADMIN_TOKEN, queues: queues.shards, webhookQueue: deliveries }
       : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
+    imports: config,
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

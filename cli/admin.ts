@@ -20,6 +20,7 @@ import {
 } from '../common/seed/seedInstitution.js';
 import { currencyCode } from '../common/validation/fields.js';
 import { failingEndpoints, replayEvent } from '../common/webhooks/operator.js';
+import { importFile, ImportError } from './importFile.js';
 
 class CliError extends Error {}
 
@@ -188,6 +189,48 @@ webhooks
       // A refusal's message goes to stderr as one line, exit status 1.
       return { delivery: await replayEvent(pool, options.event, options.endpoint) };
     }),
+  );
+
+program
+  .command('import')
+  .description(
+    'Import a CSV or JSON file of donors or gifts through the API, with a progress bar; prints the finished import',
+  )
+  .argument('<file>', 'a .csv file (header row) or a .json file ({"rows": [...]})')
+  .requiredOption('--resource <resource>', 'donors or gifts', (value) => {
+    if (value !== 'donors' && value !== 'gifts')
+      throw new InvalidArgumentError('must be donors or gifts');
+    return value;
+  })
+  .option('--api-url <url>', 'the API', process.env.DGS_API_URL ?? 'http://127.0.0.1:3000')
+  .option('--dry-run', 'validate every row and write nothing (commit later with the API)')
+  .option('--mode <mode>', 'skip_invalid (default) or all_or_nothing')
+  .option('--on-match <choice>', 'donor rows matching a donor: error (default), skip or update')
+  .option('--expected-rows <n>', 'control total: data rows in the file')
+  .option('--expected-amount <amount>', 'control total: the sum of the gifts’ amount')
+  .option('--idempotency-key <key>', 'makes a retried import safe (same file, same key)')
+  .addHelpText('after', '\nThe API key is read from DGS_API_KEY (never from the command line).')
+  .action(
+    async (
+      file: string,
+      options: {
+        resource: 'donors' | 'gifts';
+        apiUrl: string;
+        dryRun?: boolean;
+        mode?: string;
+        onMatch?: string;
+        expectedRows?: string;
+        expectedAmount?: string;
+        idempotencyKey?: string;
+      },
+    ) => {
+      const apiKey = process.env.DGS_API_KEY;
+      if (!apiKey) throw new CliError('Set DGS_API_KEY to an API key of the institution');
+      const summary = await importFile({ ...options, file, apiKey, dryRun: !!options.dryRun });
+      process.stdout.write(`${JSON.stringify({ import: summary })}\n`);
+      if (summary.status === 'failed' || summary.status === 'cancelled')
+        throw new ImportError(summary.failure?.message ?? `the import ${summary.status}`);
+    },
   );
 
 try {

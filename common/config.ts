@@ -123,6 +123,14 @@ const configSchema = z.object({
     ),
   /** How long a webhook attempt waits for an answer (integration.md §2: 10 s); tests shorten it. */
   WEBHOOK_TIMEOUT_MS: positiveInt(DEFAULT_TIMEOUT_MS),
+  /** The largest import file (integration.md §3); a bigger upload is 413 and nothing is stored. */
+  IMPORT_MAX_BYTES: positiveInt(50 * 1024 * 1024),
+  /** The most data rows an import file may have. */
+  IMPORT_MAX_ROWS: positiveInt(500_000),
+  /** Rows per chunk: the unit of an import's transactions and jobs. */
+  IMPORT_CHUNK_ROWS: positiveInt(500),
+  /** Chunks one worker process judges or writes at once. */
+  IMPORT_CONCURRENCY: positiveInt(2),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

@@ -101,6 +101,7 @@ describe('POST /donors', () => {
       last_name: 'Lovelace',
       organization_name: null,
       email: 'Ada@Example.org',
+      external_id: null,
       phone: '+44 20 7946 0000',
       address: {
         line1: '12 St James Square',

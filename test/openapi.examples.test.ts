@@ -4,7 +4,9 @@ import ajv2020 from 'ajv/dist/2020.js';
 import { sql } from 'slonik';
 import { routeTable } from '../api/routes.js';
 import { buildOpenApiDocument, pathTemplate } from '../common/openapi/document.js';
+import { importCommands } from '../common/imports/commands.js';
 import { resources } from '../common/resources/index.js';
+import { settled, upload } from './helpers/imports.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 
@@ -75,6 +77,11 @@ beforeAll(async () => {
     amount: 5000,
   });
   await post('/api/v1/tags', { name: 'First tag' });
+  // Import 1, a validated dry run: the commit and cancel examples act on it.
+  const imported = await upload(service, 'resource=donors&dry_run=true', {
+    rows: [{ role: 'Household', last_name: 'Imported', email: 'imported@example.org' }],
+  });
+  await settled(service, imported.body.id);
   await post('/api/v1/recurring-gifts', {
     donor_id: 1,
     amount: 25,
@@ -134,7 +141,8 @@ test('every write operation has a request-body example', () => {
     ...(resource.actions ?? []).map((action) => action.name),
     ...(resource.children ?? []).map((child) => child.name),
   ]);
-  expect(writes.length).toBe(withBodies.length);
+  // Imports are no descriptor (common/imports): their create, commit and cancel.
+  expect(writes.length).toBe(withBodies.length + importCommands.length);
   for (const write of writes) expect(write.example).toEqual(expect.any(Object));
 });
 
@@ -144,7 +152,9 @@ test.each(writes)(
     const validate = bodySchema(write.ref.split('/').at(-1)!);
     expect(validate(write.example) ? null : validate.errors).toBeNull();
     const path = write.template.replace('{id}', '1');
-    const response = await service.call(write.method, `${path}?dry_run=true`, {
+    // An import's upload names the resource of its rows in the query string.
+    const query = write.template === '/api/v1/imports' ? '&resource=donors' : '';
+    const response = await service.call(write.method, `${path}?dry_run=true${query}`, {
       body: write.example,
     });
     expect({ status: response.status, body: response.status < 300 ? null : response.body }).toEqual(

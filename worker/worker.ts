@@ -16,6 +16,7 @@ import { createWorkerMetrics } from '../common/metrics.js';
 import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
 import { startWebhooks } from './webhooks.js';
+import { startImports } from './imports.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
@@ -55,7 +56,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   // two for housekeeping and webhooks), and jobs beyond that wait for a connection. No job holds
   // a connection while it waits for another (group commit takes its own), so waiting is safe.
   const pool = await createDatabasePool(config.DATABASE_URL, {
-    maxPoolSize: config.WORKER_CONCURRENCY + 2,
+    // Writes, import chunks, and the sweeps and maintenance beside them.
+    maxPoolSize: config.WORKER_CONCURRENCY + config.IMPORT_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
@@ -115,6 +117,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     config.WORKER_LOCK_DURATION_MS,
     metrics,
   );
+  const imports = await startImports(pool, connection, config.QUEUE_PREFIX, logger, {
+    concurrency: config.IMPORT_CONCURRENCY,
+    lockDurationMs: config.WORKER_LOCK_DURATION_MS,
+  });
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
@@ -130,6 +136,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await worker.close();
       await maintenance.close();
       await webhooks.close();
+      await imports.close();
       closeQueueConnection(connection);
       redis.disconnect();
       await new Promise((resolve) =>

@@ -113,6 +113,10 @@ export function readyScreen({ apiUrl, adminToken, database, kept, demo, totals }
     '# 3. Paged list: the 5 newest gifts. For the next page, add &starting_after=<next_cursor>.',
     curl('GET', `${base}/gifts?limit=5`, key),
     '',
+    '# 4. Import a spreadsheet (a dry run): the sample has 9 donors, 3 of them with deliberate',
+    '#    errors; then GET /api/v1/imports/{id}/errors, or .../errors.csv to fix and upload again.',
+    `DGS_API_KEY=${key} DGS_API_URL=${apiUrl} npm run -s admin -- import --resource donors --dry-run cli/demo/sample-donors.csv`,
+    '',
     'Stop with Ctrl+C (SIGTERM). The data stays for the next `npm run demo`; `npm run demo -- --fresh` starts over.',
   ];
 }

@@ -1,6 +1,7 @@
 import type { DatabaseTransactionConnection, FragmentSqlToken } from 'slonik';
 import { sql } from 'slonik';
 import type { ApiError, FieldError } from '../errors.js';
+import type { Stored, Table } from '../resources/table.js';
 import type { JsonObject } from '../json.js';
 
 export interface Institution {
@@ -27,6 +28,12 @@ export interface CommandContext {
    * fulfilled by a payment): each becomes an event committed with the write's own.
    */
   consequences?: Consequence[];
+  /**
+   * Records read ahead for many writes at once (an import's chunk): the reference and uniqueness
+   * checks (common/resources/checks.ts) answer from it what it holds, and ask the database what it
+   * does not. The rules stay the checks'; only the reading is batched.
+   */
+  lookups?: LookupCache;
 }
 
 /** Another record's event that a write makes beside its own (`pledge.fulfilled`). */
@@ -38,8 +45,20 @@ export interface Consequence {
   object: JsonObject & { id: number };
 }
 
+/** What an import's chunk read ahead: see CommandContext.lookups. */
+export interface LookupCache {
+  /**
+   * A referenced record's status (`active` for a table without one), null when the institution
+   * has no such record, undefined when it was not read ahead.
+   */
+  status(table: string, id: number): string | null | undefined;
+  /** The ids of the records holding a unique value; undefined when it was not read ahead. */
+  holders(table: string, column: string, value: string): readonly number[] | undefined;
+}
+
 export interface CommandOutcome {
-  status: 200 | 201;
+  /** 202: accepted, and carried on by the workers (an import). */
+  status: 200 | 201 | 202;
   body: JsonObject;
   location?: string;
   /** An update's record as it was, presented as `body`: its event tells what changed. */
@@ -66,6 +85,13 @@ export interface SingleStatementCreate {
   present(row: object): JsonObject;
   /** The collection path; the new record lives at `<path>/<id>`. */
   path: string;
+  /**
+   * The row alone, to insert without the guard's lookups: for a caller that has just run the full
+   * validation (`execute`) of this request in the same transaction, with the records it names
+   * locked as the guard would lock them (an import's chunk reads and locks them ahead, and
+   * inserts many such rows in one statement: insertRowsFragment).
+   */
+  judged?: { table: Table<Stored, object>; fields: object };
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

@@ -1,3 +1,4 @@
+import { importEventTypes } from '../imports/events.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
 import { resources } from '../resources/index.js';
 
@@ -86,8 +87,11 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
   ];
 }
 
-/** Every event type, in the order of the resources (common/resources/index.ts). */
-export const eventTypes: readonly EventType[] = resources.flatMap(typesOf);
+/** Every event type, in the order of the resources (common/resources/index.ts), then imports'. */
+export const eventTypes: readonly EventType[] = [
+  ...resources.flatMap(typesOf),
+  ...importEventTypes,
+];
 
 const byCommand = new Map<string, EventType[]>();
 for (const eventType of eventTypes)

@@ -28,6 +28,9 @@ const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 :
 export const pathTemplate = (expressPath: string) =>
   `/api/v1${expressPath.replace(/:(\w+)/g, '{$1}')}`;
 
+const importsTagDescription =
+  'Bulk import of donors or gifts from a CSV file or JSON rows: each row judged by exactly the rules of the single-record write, written in chunks by the workers, exactly once. See docs/imports.md.';
+
 function tags(): JsonSchema[] {
   const resourceTags = resources.map(({ text }) => ({
     name: text.tag,
@@ -42,6 +45,7 @@ function tags(): JsonSchema[] {
     { name: 'Institution', description: 'The institution an API key acts for.' },
     ...resourceTags,
     ...[...reportTags].map(([name, description]) => ({ name, description })),
+    { name: 'Imports', description: importsTagDescription },
     { name: 'Events', description: eventsTagDescription() },
     {
       name: 'Operations',

@@ -31,6 +31,7 @@ import {
 import { requestBodySchema, type BodyDoc } from './requestBody.js';
 import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
 import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
+import { importOperation } from './imports.js';
 
 /** What the operations of the route table need in components.schemas. */
 export interface Needs {
@@ -42,8 +43,8 @@ export interface Needs {
   errors: Map<string, JsonSchema>;
 }
 
-const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited'];
-const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
+export const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited'];
+export const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
 
 const pascal = (text: string) =>
   text.replace(/(^|[-_ ])(\w)/g, (_match, _separator: string, letter: string) =>
@@ -53,7 +54,10 @@ const pascal = (text: string) =>
 const article = (label: string) => (/^([aeio]|u(?!s))/.test(label) ? `an ${label}` : `a ${label}`);
 
 /** The error responses of one operation, grouped by status, each with an example per code. */
-function errorResponses(codes: readonly ErrorCode[], needs: Needs): Record<string, JsonSchema> {
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  needs: Needs,
+): Record<string, JsonSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
     byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
@@ -82,9 +86,9 @@ function errorResponses(codes: readonly ErrorCode[], needs: Needs): Record<strin
 }
 
 /** Any error; what a request that matches no operation gets (404 route_not_found, 405, 401). */
-const anyError = { default: { $ref: '#/components/responses/Error' } };
+export const anyError = { default: { $ref: '#/components/responses/Error' } };
 
-const success = (
+export const success = (
   description: string,
   schema: JsonSchema,
   headers: Record<string, JsonSchema> = {},
@@ -701,5 +705,7 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return webhookAttemptListOperation(route.doc, needs);
     case 'nested-action':
       return nestedActionOperation(route.doc.resource, route.doc.action, needs);
+    case 'import':
+      return importOperation(route.doc.operation, needs);
   }
 }

@@ -33,7 +33,21 @@ export type EndpointDoc =
   | { kind: 'event-retrieve' }
   | { kind: 'webhook-delivery-list'; list: ListDoc }
   | { kind: 'webhook-attempt-list'; list: ListDoc }
-  | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor };
+  | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor }
+  /** Imports (common/openapi/imports.ts): an upload and its file downloads fit no descriptor. */
+  | {
+      kind: 'import';
+      operation:
+        | 'create'
+        | 'list'
+        | 'retrieve'
+        | 'commit'
+        | 'cancel'
+        | 'errors'
+        | 'errors-csv'
+        | 'template-donors'
+        | 'template-gifts';
+    };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

@@ -37,7 +37,11 @@ export async function checkReference(
   param: string,
 ): Promise<FieldError | null> {
   const rule = reference.unusable;
-  const status = await ctx.db.maybeOneFirst(sql.unsafe`
+  const readAhead = ctx.lookups?.status(reference.table, id);
+  const status =
+    readAhead !== undefined
+      ? readAhead
+      : await ctx.db.maybeOneFirst(sql.unsafe`
     SELECT ${rule ? sql.fragment`status` : sql.fragment`'active'`} AS status
     FROM ${sql.identifier([reference.table])}
     WHERE institution_id = ${ctx.institution.id} AND id = ${id} ${keyShare(ctx)}`);
@@ -68,7 +72,10 @@ export async function checkReferencesAt(
 ): Promise<FieldError[]> {
   if (!entries.length) return [];
   const rule = reference.unusable;
-  const rows = await ctx.db.any(sql.type(referenceStatus)`
+  const readAhead = entries.map((entry) => ctx.lookups?.status(reference.table, entry.id));
+  const rows = !readAhead.includes(undefined)
+    ? entries.map((entry, index) => ({ id: entry.id, status: readAhead[index] }))
+    : await ctx.db.any(sql.type(referenceStatus)`
     SELECT id, ${rule ? sql.fragment`status` : sql.fragment`'active'`} AS status
     FROM ${sql.identifier([reference.table])}
     WHERE institution_id = ${ctx.institution.id}
@@ -80,7 +87,7 @@ export async function checkReferencesAt(
   const statusOf = new Map(rows.map((row) => [row.id, row.status]));
   return entries.flatMap(({ id, param }): FieldError[] => {
     const status = statusOf.get(id);
-    if (status === undefined)
+    if (status === undefined || status === null)
       return [
         {
           param,
@@ -108,7 +115,10 @@ export async function checkReferenceList(
 ): Promise<FieldError[]> {
   const checked = ids.filter((id) => !unchanged.has(id));
   if (!checked.length) return [];
-  const found = await ctx.db.anyFirst(sql.unsafe`
+  const readAhead = checked.map((id) => ctx.lookups?.status(reference.table, id));
+  const found = !readAhead.includes(undefined)
+    ? checked.filter((_id, index) => readAhead[index] !== null)
+    : await ctx.db.anyFirst(sql.unsafe`
     SELECT id FROM ${sql.identifier([reference.table])}
     WHERE institution_id = ${ctx.institution.id} AND id = ANY(${sql.array(checked, 'int8')})
     ORDER BY id ${keyShare(ctx)}`);
@@ -145,6 +155,12 @@ function isTaken(
   value: string,
   exceptId: number | null,
 ): Promise<boolean> {
+  const readAhead = ctx.lookups?.holders(
+    unique.table,
+    unique.column,
+    unique.ignoreCase ? value.toLowerCase() : value,
+  );
+  if (readAhead) return Promise.resolve(readAhead.some((id) => id !== exceptId));
   const held = sql.identifier([unique.column]);
   const matches = unique.ignoreCase
     ? sql.fragment`lower(${held}) = lower(${value})`

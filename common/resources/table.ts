@@ -117,6 +117,35 @@ export function insertFragment<Row extends Stored, Fields extends object>(
     RETURNING id, created_at, updated_at`;
 }
 
+/**
+ * Many rows of one table in one `INSERT … VALUES`, all with the same fields, `RETURNING` what the
+ * insert assigns, in the order of the rows (by id: identity values are drawn row by row, in order).
+ */
+export function insertRowsFragment<Fields extends object>(
+  table: Table<Stored, Fields>,
+  institutionId: number,
+  rows: readonly Fields[],
+): FragmentSqlToken {
+  const first = valuesOf(table, rows[0]!);
+  const columns = insertColumns(
+    table,
+    first.map(([name]) => name),
+  );
+  const tuples = rows.map(
+    (fields) =>
+      sql.fragment`(${institutionId}, ${sql.join(
+        valuesOf(table, fields).map(([, value]) => value),
+        sql.fragment`, `,
+      )})`,
+  );
+  return sql.fragment`
+    WITH inserted AS (
+      INSERT INTO ${sql.identifier([table.name])} (${columns})
+      VALUES ${sql.join(tuples, sql.fragment`, `)}
+      RETURNING id, created_at, updated_at)
+    SELECT id, created_at, updated_at FROM inserted ORDER BY id`;
+}
+
 export function insertRow<Row extends Stored, Fields extends object>(
   db: CommonQueryMethods,
   table: Table<Row, Fields>,

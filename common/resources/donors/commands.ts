@@ -89,13 +89,19 @@ async function checkTags(ctx: CommandContext, check: RecordCheck<DonorRow>): Pro
   );
 }
 
-/** The role's names, a unique email, an active assigned user, and the tags. */
+/** The role's names, a unique email and external id, an active assigned user, and the tags. */
 async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
   applyRoleRules(check);
   await checkUnique(ctx, check, {
     table: 'donors',
     column: 'email',
     ignoreCase: true,
+    what: 'donor',
+  });
+  await checkUnique(ctx, check, {
+    table: 'donors',
+    column: 'external_id',
+    ignoreCase: false,
     what: 'donor',
   });
   const { record, validation } = check;
@@ -124,6 +130,7 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
   readOnly: readOnlyOf(donorDetailResponse, donorShape),
   constraints: {
     donors_institution_email_key: alreadyInUse('email', 'donor'),
+    donors_institution_external_id_key: alreadyInUse('external_id', 'donor'),
     donors_assigned_user_fkey: {
       param: 'assigned_user_id',
       code: 'reference_not_found',

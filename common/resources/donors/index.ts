@@ -32,6 +32,8 @@ export const donors: ResourceDescriptor = {
       organization_name:
         'Required for an Organization, Foundation or Corporation; not allowed for an Individual.',
       email: 'Unique per institution, compared case-insensitively (422 `already_in_use`).',
+      external_id:
+        'The donor’s id in the system its records come from (a spreadsheet, an old CRM): unique per institution, compared exactly (422 `already_in_use`). Imports find donors by it.',
       address: '`country` is an ISO 3166-1 alpha-2 code such as US.',
       assigned_user_id: 'An active user of the institution.',
       status: '`deceased` only for an Individual.',
@@ -50,6 +52,7 @@ export const donors: ResourceDescriptor = {
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',
+      external_id: 'The donor with this `external_id` (exact match).',
       tag_id: 'Donors that carry this tag.',
     },
     examples: {

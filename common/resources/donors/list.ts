@@ -1,5 +1,6 @@
 import { sql } from 'slonik';
 import { enumFilter, idFilter, parseIdParameter, textSearch } from '../../pagination/listSpec.js';
+import { errors } from '../../errors.js';
 import { collectionList } from '../table.js';
 import { presentDonor } from './present.js';
 import { donorIdentity, donorRoles, donorStatuses, donorTable } from './schema.js';
@@ -12,6 +13,15 @@ export const donorList = collectionList(donorIdentity, donorTable, {
       sql.fragment`organization_name`,
       sql.fragment`email`,
     ]),
+    external_id: {
+      description: { kind: 'text', maxLength: 100 },
+      parse(param, raw) {
+        if (raw === '' || raw.length > 100 || raw.includes('\u0000'))
+          throw errors.invalidParameter(param, `${param} must be 1 to 100 characters.`);
+        return raw;
+      },
+      condition: (value) => sql.fragment`external_id = ${value}`,
+    },
     role: enumFilter(sql.fragment`role`, donorRoles),
     status: enumFilter(sql.fragment`status`, donorStatuses),
     assigned_user_id: idFilter(sql.fragment`assigned_user_id`),

@@ -36,6 +36,7 @@ export function presentDonor(
     last_name: row.last_name,
     organization_name: row.organization_name,
     email: row.email,
+    external_id: row.external_id,
     phone: row.phone,
     address: presentAddress(row.address),
     assigned_user_id: row.assigned_user_id,

@@ -46,6 +46,10 @@ export const donorResponse = z.object({
   last_name: z.string().nullable(),
   organization_name: z.string().nullable(),
   email: z.string().nullable(),
+  external_id: z
+    .string()
+    .nullable()
+    .describe('The donor’s id in the system its records come from; unique per institution.'),
   phone: z.string().nullable(),
   address: addressResponse.nullable(),
   assigned_user_id: reference('assigned user').nullable(),

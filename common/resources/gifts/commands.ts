@@ -24,7 +24,7 @@ import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
 import { checkPayment } from '../recurringGifts/payments.js';
 import { readOnlyOf } from '../responseFields.js';
-import { findRow, insertFragment } from '../table.js';
+import { findRow, insertFragment, type Stored, type Table } from '../table.js';
 import { presentGift } from './present.js';
 import { deleteGift, giftReceipts } from './queries.js';
 import { giftResponse } from './response.js';
@@ -322,6 +322,7 @@ function giftInOneStatement(
   return {
     insert: (guard) =>
       insertFragment(giftTable, institutionId, fields, sql.fragment`${guard} AND ${found}`),
+    judged: { table: giftTable as unknown as Table<Stored, object>, fields },
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),

@@ -1,0 +1,530 @@
+import { IntegrityConstraintViolationError, sql, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+import type {
+  Command,
+  CommandOutcome,
+  Institution,
+  LookupCache,
+  SingleStatementCreate,
+} from '../commands/command.js';
+import { ApiError } from '../errors.js';
+import { previousAttributes } from '../events/outbox.js';
+import { eventTypeOf } from '../events/types.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
+import { createGift } from '../resources/gifts/commands.js';
+import { bodyOfCells, parseDesignationText } from './columns.js';
+import type { FileRow } from './queries.js';
+import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
+import { insertRowsFragment } from '../resources/table.js';
+
+/**
+ * One row of an import, judged and written by exactly the command of the single-record write
+ * (POST /donors, POST /gifts, PATCH /donors/{id} for on_match `update`): its errors are that
+ * command's, with the same codes and params. What is particular to a file is only how a row
+ * names other records by something other than their id (a fund's code, a donor's external id or
+ * email): those names are looked up for the whole chunk in one query each, and become the ids the
+ * command checks as it checks any id.
+ */
+export interface RowError {
+  param: string | null;
+  code: string;
+  message: string;
+}
+
+interface Prepared {
+  row: number;
+  /** The command and its request; null when the row is skipped (on_match `skip`). */
+  command: Command | null;
+  params: Record<string, string>;
+  body: JsonObject;
+  /** Problems found in the names of other records, before the command runs. */
+  found: RowError[];
+  /** Fields whose command errors the found problems stand for (an unresolved fund code). */
+  covered: string[];
+}
+
+const idCode = z.object({ id: z.number(), key: z.string() });
+
+const distinct = (values: (string | undefined)[]) => [
+  ...new Set(values.filter((value): value is string => typeof value === 'string' && value !== '')),
+];
+
+const text = (value: JsonValue | undefined) =>
+  typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+
+/** The rows of a chunk as sent, as the bodies of their writes. */
+function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue[]) {
+  return raw.map((row): JsonObject | null => {
+    if (file.format === 'csv')
+      return Array.isArray(row) ? bodyOfCells(resource, file.columns, row.map(String)) : null;
+    return isJsonObject(row) ? { ...row } : null;
+  });
+}
+
+/** Fund codes and donors' external ids and emails of a chunk, each kind in one query. */
+async function lookups(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  bodies: (JsonObject | null)[],
+) {
+  const present = bodies.filter((body): body is JsonObject => body !== null);
+  const codes = distinct(
+    present.flatMap((body) =>
+      typeof body.designations === 'string'
+        ? (parseDesignationText(body.designations) ?? []).map((part) => part.fund_code)
+        : [],
+    ),
+  );
+  const externalIds = distinct(
+    present.flatMap((body) => [text(body.donor_external_id), text(body.external_id)]),
+  );
+  const emails = distinct(
+    present.flatMap((body) => [text(body.donor_email), text(body.email)]),
+  ).map((email) => email.toLowerCase());
+  // One after the other: the queries share the chunk's transaction, hence its connection.
+  const funds = codes.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, code AS key FROM funds
+        WHERE institution_id = ${institutionId} AND code = ANY(${sql.array(codes, 'text')})`)
+    : [];
+  const byExternalId = externalIds.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, external_id AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND external_id = ANY(${sql.array(externalIds, 'text')})`)
+    : [];
+  const byEmail = emails.length
+    ? await db.any(sql.type(idCode)`
+        SELECT id, lower(email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
+    : [];
+  const map = (rows: readonly { id: number; key: string }[]) =>
+    new Map(rows.map((row) => [row.key, row.id]));
+  return { funds: map(funds), byExternalId: map(byExternalId), byEmail: map(byEmail) };
+}
+
+type Lookups = Awaited<ReturnType<typeof lookups>>;
+
+const notFound = (param: string, what: string): RowError => ({
+  param,
+  code: 'reference_not_found',
+  message: `does not name an existing ${what}`,
+});
+
+/** `designations` as `fund_code:amount;...` → the split by fund id. */
+function resolveDesignations(body: JsonObject, found: Lookups, prepared: Prepared): void {
+  if (typeof body.designations !== 'string') return;
+  const parts = parseDesignationText(body.designations);
+  if (!parts) {
+    prepared.found.push({
+      param: 'designations',
+      code: 'invalid_format',
+      message: 'must be fund_code:amount pairs separated by ";", such as GEN:60;ATH:40',
+    });
+  } else {
+    const missing = parts.flatMap((part, index) =>
+      found.funds.has(part.fund_code) ? [] : [notFound(`designations.${index}.fund_code`, 'fund')],
+    );
+    prepared.found.push(...missing);
+    if (!missing.length) {
+      body.designations = parts.map((part) => ({
+        fund_id: found.funds.get(part.fund_code)!,
+        amount: part.amount,
+      }));
+      return;
+    }
+  }
+  delete body.designations;
+  prepared.covered.push('designations', 'fund_id');
+}
+
+/** A gift's donor named by `donor_external_id` or `donor_email` instead of `donor_id`. */
+function resolveGiftDonor(body: JsonObject, found: Lookups, prepared: Prepared): void {
+  const externalId = text(body.donor_external_id);
+  const email = text(body.donor_email);
+  delete body.donor_external_id;
+  delete body.donor_email;
+  const named = [body.donor_id !== undefined, externalId !== undefined, email !== undefined];
+  if (named.filter(Boolean).length > 1) {
+    prepared.found.push({
+      param: externalId !== undefined ? 'donor_external_id' : 'donor_email',
+      code: 'not_allowed',
+      message: 'name the donor once: by donor_id, donor_external_id or donor_email',
+    });
+    prepared.covered.push('donor_id');
+    delete body.donor_id;
+    return;
+  }
+  const [param, id] =
+    externalId !== undefined
+      ? ['donor_external_id', found.byExternalId.get(externalId)]
+      : email !== undefined
+        ? ['donor_email', found.byEmail.get(email.toLowerCase())]
+        : [null, undefined];
+  if (!param) return;
+  if (id === undefined) {
+    prepared.found.push(notFound(param, 'donor'));
+    prepared.covered.push('donor_id');
+  } else body.donor_id = id;
+}
+
+/** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
+function matchDonor(
+  body: JsonObject,
+  found: Lookups,
+  onMatch: ImportRow['on_match'],
+  prepared: Prepared,
+): void {
+  const externalId = text(body.external_id);
+  const email = text(body.email)?.toLowerCase();
+  const match =
+    (externalId !== undefined ? found.byExternalId.get(externalId) : undefined) ??
+    (email !== undefined ? found.byEmail.get(email) : undefined);
+  // `error`: the create itself answers already_in_use, as POST /donors does.
+  if (match === undefined || onMatch === 'error') return;
+  if (onMatch === 'skip') prepared.command = null;
+  else {
+    prepared.command = updateDonorCommand;
+    prepared.params = { id: String(match) };
+  }
+}
+
+/** A chunk's rows, each with the write that judges it and the ids its names stand for. */
+export type { Prepared };
+
+export async function prepareChunk(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  file: FileRow,
+  raw: JsonValue[],
+  firstRow: number,
+): Promise<Prepared[]> {
+  const bodies = bodiesOf(file, imp.resource, raw);
+  const found = await lookups(db, imp.institution_id, bodies);
+  return bodies.map((body, index) => {
+    const prepared: Prepared = {
+      row: firstRow + index,
+      command: imp.resource === 'donors' ? createDonor : createGift,
+      params: {},
+      body: body ?? {},
+      found: [],
+      covered: [],
+    };
+    if (body === null) {
+      prepared.found.push({
+        param: null,
+        code: 'invalid_type',
+        message: 'A row must be a JSON object.',
+      });
+      prepared.command = null;
+      return prepared;
+    }
+    if (imp.resource === 'gifts') {
+      resolveDesignations(body, found, prepared);
+      resolveGiftDonor(body, found, prepared);
+    } else matchDonor(body, found, imp.on_match, prepared);
+    return prepared;
+  });
+}
+
+export type RowOutcome =
+  | { row: number; kind: 'written'; command: Command; outcome: CommandOutcome }
+  | { row: number; kind: 'skipped' }
+  | { row: number; kind: 'failed'; errors: RowError[] };
+
+/** A command's refusal as the row's errors: the field errors of a 422, else the error itself. */
+function errorsOf(command: Command, error: unknown): RowError[] {
+  if (error instanceof ApiError)
+    return (
+      error.body.errors ?? [
+        { param: error.body.param ?? null, code: error.body.code, message: error.body.message },
+      ]
+    );
+  if (error instanceof IntegrityConstraintViolationError && error.constraint) {
+    const meaning = command.constraints?.[error.constraint];
+    if (meaning) {
+      if (typeof meaning !== 'function') return [meaning];
+      const refused = meaning();
+      return [
+        {
+          param: refused.body.param ?? null,
+          code: refused.body.code,
+          message: refused.body.message,
+        },
+      ];
+    }
+  }
+  throw error;
+}
+
+/** How a row runs: judged (a dry run), or written on its own savepoint, or written bare. */
+export interface RunMode {
+  dryRun: boolean;
+  /**
+   * Each real write in a savepoint of its own, so a row the database refuses (a race the checks
+   * could not see) takes back only itself. Without: the caller runs the whole chunk in one
+   * savepoint and runs it again row by row if any row fails.
+   */
+  savepoint: boolean;
+  lookups: LookupCache;
+}
+
+/** Judges (dry run) or writes one row with the command of the single-record write. */
+export async function runRow(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  prepared: Prepared,
+  mode: RunMode,
+): Promise<RowOutcome> {
+  const { row, command } = prepared;
+  if (!command)
+    return prepared.found.length
+      ? { row, kind: 'failed', errors: prepared.found }
+      : { row, kind: 'skipped' };
+  const request = { params: prepared.params, body: prepared.body };
+  const now = new Date().toISOString();
+  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups };
+  try {
+    const outcome =
+      mode.dryRun || !mode.savepoint
+        ? await command.execute({ db, ...context }, request)
+        : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
+    if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
+    return { row, kind: 'written', command, outcome };
+  } catch (error) {
+    // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
+    if (!mode.dryRun && !mode.savepoint) throw error;
+    const covered = (param: string | null) =>
+      param !== null &&
+      prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));
+    const own = errorsOf(command, error).filter((problem) => !covered(problem.param));
+    return { row, kind: 'failed', errors: [...prepared.found, ...own] };
+  }
+}
+
+const statusRow = z.object({ id: z.number(), status: z.string() });
+const holderRow = z.object({ id: z.number(), value: z.string() });
+
+const ids = (values: unknown[]) => [
+  ...new Set(
+    values.filter(
+      (value): value is number =>
+        typeof value === 'number' && Number.isSafeInteger(value) && value > 0,
+    ),
+  ),
+];
+
+const listOf = (value: JsonValue | undefined): JsonObject[] =>
+  Array.isArray(value) ? value.filter(isJsonObject) : [];
+
+/**
+ * Reads ahead, in one query per table, the records a chunk's rows name and the holders of the
+ * unique values they carry, so the checks of each row's command answer from memory
+ * (CommandContext.lookups). A real write takes the locks the checks would (FOR KEY SHARE) in
+ * the same queries. What a row names that was not read ahead is simply asked by the check.
+ */
+export async function readAhead(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  rows: readonly Prepared[],
+  dryRun: boolean,
+): Promise<LookupCache> {
+  const lock = dryRun ? sql.fragment`` : sql.fragment`ORDER BY id FOR KEY SHARE`;
+  const bodies = rows.filter((row) => row.command).map((row) => row.body);
+  const statuses = new Map<string, Map<number, string>>();
+  const holders = new Map<string, Map<string, number[]>>();
+  const read = async (table: string, wanted: number[], status: boolean) => {
+    if (!wanted.length) return;
+    const found = await db.any(sql.type(statusRow)`
+      SELECT id, ${status ? sql.fragment`status` : sql.fragment`'active'`} AS status
+      FROM ${sql.identifier([table])}
+      WHERE institution_id = ${imp.institution_id} AND id = ANY(${sql.array(wanted, 'int8')})
+      ${lock}`);
+    const known = new Map(wanted.map((id) => [id, null as unknown as string]));
+    for (const row of found) known.set(row.id, row.status);
+    statuses.set(table, known);
+  };
+  const readHolders = async (column: 'email' | 'external_id', ignoreCase: boolean) => {
+    const values = [
+      ...new Set(
+        bodies
+          .map((body) => body[column])
+          .filter((value): value is string => typeof value === 'string' && value.trim() !== '')
+          .map((value) => (ignoreCase ? value.trim().toLowerCase() : value.trim())),
+      ),
+    ];
+    if (!values.length) return;
+    const held = ignoreCase ? sql.fragment`lower(email)` : sql.identifier([column]);
+    const found = await db.any(sql.type(holderRow)`
+      SELECT id, ${held} AS value FROM donors
+      WHERE institution_id = ${imp.institution_id} AND ${held} = ANY(${sql.array(values, 'text')})`);
+    const byValue = new Map(values.map((value) => [value, [] as number[]]));
+    for (const row of found) byValue.get(row.value)?.push(row.id);
+    holders.set(`donors.${column}`, byValue);
+  };
+  if (imp.resource === 'gifts') {
+    await read(
+      'donors',
+      ids(
+        bodies.flatMap((body) => [
+          body.donor_id,
+          ...listOf(body.soft_credits).map((credit) => credit.donor_id),
+        ]),
+      ),
+      false,
+    );
+    await read(
+      'funds',
+      ids(
+        bodies.flatMap((body) => [
+          body.fund_id,
+          ...listOf(body.designations).map((part) => part.fund_id),
+        ]),
+      ),
+      true,
+    );
+  } else {
+    await read('users', ids(bodies.map((body) => body.assigned_user_id)), true);
+    await read(
+      'tags',
+      ids(bodies.flatMap((body) => (Array.isArray(body.tag_ids) ? body.tag_ids : []))),
+      false,
+    );
+    await readHolders('email', true);
+    await readHolders('external_id', false);
+  }
+  return {
+    status: (table, id) => {
+      const known = statuses.get(table);
+      if (!known?.has(id)) return undefined;
+      return known.get(id) ?? null;
+    },
+    holders: (table, column, value) => holders.get(`${table}.${column}`)?.get(value.trim()),
+  };
+}
+
+/** The events of a chunk's written records, as one insert into the outbox. */
+export async function insertRecordEvents(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  written: Extract<RowOutcome, { kind: 'written' }>[],
+): Promise<void> {
+  if (!written.length) return;
+  const events = written.map(({ command, outcome }) => {
+    const { type, objectType } = eventTypeOf(command.name);
+    return {
+      type,
+      object_type: objectType,
+      object_id: outcome.body.id as number,
+      data: outcome.body,
+      previous_attributes: outcome.previous
+        ? previousAttributes(outcome.previous, outcome.body)
+        : null,
+    };
+  });
+  await db.query(sql.unsafe`
+    INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
+                        request_id, api_key_id)
+    SELECT ${imp.institution_id}, e.type, e.object_type, e.object_id, e.data, e.previous_attributes,
+           ${imp.request_id}, ${imp.api_key_id}
+    FROM json_to_recordset(${sql.json(events)}) AS e(type text, object_type text, object_id bigint,
+                                                     data json, previous_attributes json)`);
+}
+
+/** A chunk's failed rows, each once (a row refused again keeps its first errors). */
+export async function insertRowErrors(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  failed: Extract<RowOutcome, { kind: 'failed' }>[],
+): Promise<void> {
+  if (!failed.length) return;
+  const rows = failed.map((outcome) => ({
+    row_number: outcome.row,
+    errors: outcome.errors.slice(0, MAX_ROW_ERRORS),
+  }));
+  await db.query(sql.unsafe`
+    INSERT INTO import_row_errors (institution_id, import_id, row_number, errors)
+    SELECT ${imp.institution_id}, ${imp.id}, r.row_number, r.errors
+    FROM jsonb_to_recordset(${sql.jsonb(rows)}) AS r(row_number int, errors jsonb)
+    ON CONFLICT (institution_id, import_id, row_number) DO NOTHING`);
+}
+
+const insertedRow = z.object({
+  id: z.number(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** Rows per insert statement: large enough to save the round trips, no larger. */
+const INSERTS_PER_STATEMENT = 250;
+
+/**
+ * Writes a chunk's rows: those whose command can state its create as one statement (a gift
+ * that names no pledge, recurring gift or matched gift: `Command.singleStatement`, the path
+ * `POST /gifts` takes) are judged in full by the command, from what the chunk read and locked
+ * ahead, then inserted many to a statement; the others are written one by one by the command.
+ * Null when any row is refused: the caller then writes the chunk row by row, which says why.
+ */
+export async function writeBatched(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  rows: readonly Prepared[],
+  lookups: LookupCache,
+): Promise<RowOutcome[] | null> {
+  const now = new Date().toISOString();
+  const outcomes: (RowOutcome | null)[] = rows.map(() => null);
+  const batched: { index: number; create: SingleStatementCreate; command: Command }[] = [];
+  for (const [index, row] of rows.entries()) {
+    const create =
+      row.command && !row.found.length
+        ? row.command.singleStatement?.(
+            { institution, dryRun: false, now },
+            { params: row.params, body: row.body },
+          )
+        : null;
+    // Judged in full first (its checks answer from what the chunk read and locked ahead), so
+    // the statement needs no guard of its own.
+    const judged =
+      create?.judged &&
+      (await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
+    if (judged && judged.kind === 'failed') return null;
+    if (create?.judged && row.command) batched.push({ index, create, command: row.command });
+    else {
+      const outcome = await runRow(db, institution, row, {
+        dryRun: false,
+        savepoint: false,
+        lookups,
+      });
+      if (outcome.kind === 'failed') return null;
+      outcomes[index] = outcome;
+    }
+  }
+  for (let start = 0; start < batched.length; start += INSERTS_PER_STATEMENT) {
+    const group = batched.slice(start, start + INSERTS_PER_STATEMENT);
+    const { table } = group[0]!.create.judged!;
+    const inserted = await db.any(
+      sql.type(insertedRow)`${insertRowsFragment(
+        table,
+        institution.id,
+        group.map((item) => item.create.judged!.fields),
+      )}`,
+    );
+    if (inserted.length !== group.length) return null;
+    inserted.forEach((assigned, member) => {
+      const item = group[member]!;
+      outcomes[item.index] = {
+        row: rows[item.index]!.row,
+        kind: 'written',
+        command: item.command,
+        outcome: {
+          status: 201,
+          body: item.create.present({ ...item.create.fields, ...assigned }),
+          location: `${item.create.path}/${assigned.id}`,
+        },
+      };
+    });
+  }
+  return outcomes.filter((outcome): outcome is RowOutcome => outcome !== null);
+}

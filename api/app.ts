@@ -1,5 +1,4 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import { sql, type DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -14,6 +13,7 @@ import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
+import { accessLog } from './middleware/accessLog.js';
 import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
@@ -98,16 +98,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (_req, res) => String(res.getHeader('Request-Id')),
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-      },
-    }),
-  );
+  app.use(accessLog(deps.logger));
 
   app.use(measureRequests(deps.metrics));
   app.all(['/metrics', '/health', '/ready'], (req, res, next) => label(req.path)(req, res, next));

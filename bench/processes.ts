@@ -5,9 +5,16 @@ import { fileURLToPath } from 'node:url';
 
 const distRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Starts a compiled entry point (e.g. `api/main.js`) with its stdout discarded. */
-export function spawnProcess(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(distRoot, entry)], {
+/**
+ * Starts a compiled entry point (e.g. `api/main.js`) with its stdout discarded; from `root`
+ * when given (an earlier build, to measure it beside this one), else from this build.
+ */
+export function spawnProcess(
+  entry: string,
+  env: Record<string, string>,
+  root: string = distRoot,
+): ChildProcess {
+  return spawn(process.execPath, [path.join(root, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

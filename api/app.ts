@@ -13,7 +13,7 @@ import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
-import { accessLog } from './middleware/accessLog.js';
+import { requestLog } from './middleware/requestLog.js';
 import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
@@ -98,8 +98,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(accessLog(deps.logger));
-
+  app.use(requestLog(deps.logger));
   app.use(measureRequests(deps.metrics));
   app.all(['/metrics', '/health', '/ready'], (req, res, next) => label(req.path)(req, res, next));
   app.get('/metrics', async (req, res) => {

@@ -14,6 +14,7 @@ import {
 } from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
+import { RevocationListener } from '../common/auth/revocationListener.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
@@ -60,6 +61,13 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     () => deliveries.getJobCounts('waiting', 'delayed'),
   );
   const recentKeys = new RecentKeys(config.API_KEY_CACHE_SECONDS * 1000);
+  // LISTEN needs a session of its own: the direct URL when DATABASE_URL is a pooler.
+  const revocations = new RevocationListener(
+    config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL,
+    recentKeys,
+    logger,
+  );
+  if (config.API_KEY_CACHE_SECONDS > 0) revocations.start();
   const workers = new WorkerPresence(redis, config);
   const gateway = new WriteGateway({
     config,
@@ -103,6 +111,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       server.closeIdleConnections();
       await closed;
       clearInterval(sweep);
+      await revocations.close();
       await replies.close();
       await queues.close();
       await deliveries.close();

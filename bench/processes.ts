@@ -6,15 +6,15 @@ import { fileURLToPath } from 'node:url';
 const distRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Starts a compiled entry point (e.g. `api/main.js`) with its stdout discarded; from `root`
- * when given (an earlier build, to measure it beside this one), else from this build.
+ * Starts a compiled entry point (e.g. `api/main.js`, or an absolute path) with its stdout
+ * discarded; `nodeOptions` go to Node before the entry (e.g. `--cpu-prof`).
  */
 export function spawnProcess(
   entry: string,
   env: Record<string, string>,
-  root: string = distRoot,
+  nodeOptions: string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, [path.join(root, entry)], {
+  return spawn(process.execPath, [...nodeOptions, path.resolve(distRoot, entry)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

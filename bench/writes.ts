@@ -21,6 +21,7 @@
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
 import { createRedis } from '../common/redis.js';
@@ -282,9 +283,10 @@ async function main() {
       await Promise.all([...apis, ...workers].map(stop));
       const pair = (root?: string) => {
         const port = apiPorts[0]!;
+        const entry = (name: string) => (root ? path.join(root, name) : name);
         const started = [
-          spawnProcess('api/main.js', { ...env, PORT: String(port) }, root),
-          spawnProcess('worker/main.js', env, root),
+          spawnProcess(entry('api/main.js'), { ...env, PORT: String(port) }),
+          spawnProcess(entry('worker/main.js'), env),
         ];
         children.push(...started);
         return started;

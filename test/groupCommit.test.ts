@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { insertApiKey, revokeApiKey } from '../common/institutions.js';
+import { insertApiKey } from '../common/institutions.js';
+import { revokeUnannounced } from './helpers/revocation.js';
 import { WRITE_JOB } from '../common/queue.js';
 import {
   startTestService,
@@ -103,7 +104,8 @@ test('creates committed together each get their own record; a refused one and a 
   const doomed = await insertApiKey(service.db, service.tenant.institutionId);
   // Confirmed now, so that the API admits its next write without asking Postgres (API_KEY_CACHE_SECONDS).
   expect((await service.call('GET', '/api/v1/institution', { key: doomed.key })).status).toBe(200);
-  await revokeApiKey(service.db, doomed.id);
+  // Revoked without the notice that would make the API forget the key: only the worker refuses it.
+  await revokeUnannounced(service.db, doomed.id);
 
   const keys = Array.from({ length: 10 }, (_, index) => `together-${index}`);
   const [accepted, foreign, revoked] = await behindAHeldRow(keys.length + 3, () =>

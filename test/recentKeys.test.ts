@@ -10,7 +10,7 @@ describe('RecentKeys', () => {
   test('finds a key it was told of until its time is up, and not after', () => {
     const keys = new RecentKeys(5_000);
     const issued = generateApiKey();
-    keys.remember(issued.key, principalOf(issued.id), 1_000);
+    keys.remember(issued.key, principalOf(issued.id), keys.mark(), 1_000);
     expect(keys.find(issued.key, 1_000)).toEqual(principalOf(issued.id));
     expect(keys.find(issued.key, 5_999)).toEqual(principalOf(issued.id));
     expect(keys.find(issued.key, 6_000)).toBeNull();
@@ -31,6 +31,35 @@ describe('RecentKeys', () => {
     keys.remember(issued.key, principalOf(issued.id));
     keys.forget(issued.id);
     expect(keys.find(issued.key)).toBeNull();
+  });
+
+  test('reads take a key only while revocations are heard; a gap in hearing forgets every key', () => {
+    const keys = new RecentKeys();
+    const issued = generateApiKey();
+    keys.remember(issued.key, principalOf(issued.id));
+    expect(keys.findForRead(issued.key)).toBeNull();
+    expect(keys.find(issued.key)).not.toBeNull();
+    keys.listening(true);
+    expect(keys.find(issued.key)).toBeNull();
+    keys.remember(issued.key, principalOf(issued.id));
+    expect(keys.findForRead(issued.key)).toEqual(principalOf(issued.id));
+    keys.listening(false);
+    expect(keys.find(issued.key)).toBeNull();
+    expect(keys.findForRead(issued.key)).toBeNull();
+  });
+
+  test('a confirmation read before a revocation was heard is not remembered', () => {
+    const keys = new RecentKeys();
+    keys.listening(true);
+    const [revoked, other] = [generateApiKey(), generateApiKey()];
+    const mark = keys.mark();
+    keys.revoked(other.id);
+    keys.remember(revoked.key, principalOf(revoked.id), mark);
+    expect(keys.findForRead(revoked.key)).toBeNull();
+    keys.remember(revoked.key, principalOf(revoked.id), keys.mark());
+    expect(keys.findForRead(revoked.key)).not.toBeNull();
+    keys.revoked(revoked.id);
+    expect(keys.findForRead(revoked.key)).toBeNull();
   });
 
   test('holds at most its capacity, dropping the oldest confirmation', () => {

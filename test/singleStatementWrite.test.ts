@@ -1,7 +1,8 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { lockKeyFor } from '../common/idempotency/lock.js';
-import { insertApiKey, revokeApiKey } from '../common/institutions.js';
+import { insertApiKey } from '../common/institutions.js';
+import { revokeUnannounced } from './helpers/revocation.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
 import { newDonor } from './helpers/singleStatement.js';
@@ -203,7 +204,8 @@ describe('what is refused writes nothing', () => {
     expect((await service.call('GET', '/api/v1/institution', { key: doomed.key })).status).toBe(
       200,
     );
-    await revokeApiKey(service.db, doomed.id);
+    // Without the notice that would make the API forget the key: only the worker refuses it.
+    await revokeUnannounced(service.db, doomed.id);
     const before = await giftCount();
     const response = await postGift('revoked', giftBody(), doomed.key);
     expect(response.status).toBe(401);

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { ApiClient, fillInstitution } from '../cli/demo/seed.js';
@@ -6,25 +8,46 @@ import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { pruneEvents } from '../common/events/retention.js';
 import { routeTable } from '../api/routes.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 /**
  * Every statement the service sends about a tenant's records names the institution (the
  * distribution column of a sharded database, and the guard against one tenant's request reading
  * another's). The whole demo is filled through the API (every resource, the money record,
- * pledges, recurring gifts, receipts, refunds, voids), then every list and record is read, and
- * the maintenance runs; each statement is recorded as sent and checked.
+ * pledges, recurring gifts, receipts, refunds, voids) with a webhook endpoint receiving every
+ * event, then every list and record is read, and the maintenance runs; each statement is
+ * recorded as sent and checked.
  */
 let service: TestService;
+let receiver: Server;
 const statements = new Set<string>();
 
 beforeAll(async () => {
-  service = await startTestService();
+  // Answers the first send of each event 503 and the next 204: attempts retried and settled.
+  const seen = new Set<string>();
+  receiver = createServer((request, response) => {
+    request.resume();
+    const id = String(request.headers['webhook-id']);
+    response.writeHead(seen.has(id) ? 204 : 503).end();
+    seen.add(id);
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const port = (receiver.address() as AddressInfo).port;
+  service = await startTestService({
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${port}`,
+    WEBHOOK_RETRY_SCHEDULE: '0.2',
+  });
   listenToStatements((statement) => statements.add(statement));
+  const endpoint = await service.call('POST', '/api/v1/webhook-endpoints', {
+    body: { url: `http://127.0.0.1:${port}/hook`, enabled_events: ['*'] },
+  });
+  expect(endpoint.status).toBe(201);
 });
 
 afterAll(async () => {
   listenToStatements(null);
   await service?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 /**
@@ -42,11 +65,27 @@ const crossTenant: { pattern: RegExp; reason: string }[] = [
     pattern: /DELETE FROM webhook_(delivery_attempts|deliveries) WHERE ctid IN/,
     reason: 'maintenance: webhook deliveries and attempts past the events’ retention',
   },
+  {
+    pattern: /FROM events e, webhook_dispatch_cursor c/,
+    reason: 'metrics: the age of the oldest event not yet dispatched, over every institution',
+  },
 ];
 
 test('every statement on a tenant table names institution_id', async () => {
   const client = new ApiClient(service.url, service.tenant.key);
   await fillInstitution(client);
+  // Every event delivered: the dispatch, the deliveries' reads and their recorded attempts.
+  await waitFor(
+    async () =>
+      Number(
+        await service.db.oneFirst(sql.unsafe`
+          SELECT (SELECT count(*) FROM events WHERE institution_id = ${service.tenant.institutionId})
+               - (SELECT count(*) FROM webhook_deliveries
+                  WHERE institution_id = ${service.tenant.institutionId} AND status = 'delivered')`),
+      ) === 0,
+    60_000,
+    'every event delivered',
+  );
   const auth = { 'X-Service-API-Key': service.tenant.key };
   for (const route of routeTable()) {
     if (route.method !== 'get' || route.path.includes('openapi')) continue;
@@ -61,6 +100,8 @@ test('every statement on a tenant table names institution_id', async () => {
     const expected = /\/1(\/|$)/.test(path) && response.status === 404 ? 404 : 200;
     expect({ path, status: response.status }).toEqual({ path, status: expected });
   }
+  // The operator's view reads across institutions too (the outbox lag).
+  expect((await fetch(`${service.url}/metrics`)).status).toBe(200);
   await purgeExpiredReceipts(service.db);
   await pruneEvents(service.db, 90);
 
@@ -80,5 +121,11 @@ test('every statement on a tenant table names institution_id', async () => {
       !crossTenant.some(({ pattern }) => pattern.test(statement)),
   );
   expect(statements.size).toBeGreaterThan(50);
+  // The webhook side was audited too: a delivery read and attempts recorded.
+  for (const sent of [
+    /FROM webhook_deliveries d\s+JOIN webhook_endpoints/,
+    /INSERT INTO webhook_delivery_attempts/,
+  ])
+    expect([...statements].some((statement) => sent.test(statement))).toBe(true);
   expect(unscoped).toEqual([]);
 }, 120_000);

@@ -29,6 +29,8 @@ class Receiver {
   readonly received: Received[] = [];
   private server: Server | null = null;
   port = 0;
+  /** When set, the first request of each webhook-id is answered this (after `answers`). */
+  firstTimeStatus: number | null = null;
   constructor(public answers: number[] = []) {}
 
   async start(port = 0): Promise<this> {
@@ -36,11 +38,14 @@ class Receiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        const id = request.headers['webhook-id'];
+        const seen = this.received.some((delivery) => delivery.headers['webhook-id'] === id);
         this.received.push({
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
         });
-        response.writeHead(this.answers.shift() ?? 200).end();
+        const firstTime = seen ? null : this.firstTimeStatus;
+        response.writeHead(this.answers.shift() ?? firstTime ?? 200).end();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
@@ -85,7 +90,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  for (let index = 0; index < 5; index++) receivers.push(await new Receiver().start());
+  for (let index = 0; index < 6; index++) receivers.push(await new Receiver().start());
   latePort = await freePort();
   service = await startTestService({
     WEBHOOK_ALLOWED_HOSTS: [
@@ -269,6 +274,10 @@ const deliveriesOf = (endpointId: number) =>
     z.object({ event_type: z.string(), status: z.string(), attempts: z.number() }),
   )`SELECT event_type, status, attempts FROM webhook_deliveries
     WHERE endpoint_id = ${endpointId} ORDER BY id`);
+
+/** Where an event's attempts start in a list of attempts (ordered by delivery). */
+const attemptsOrder = (attempts: readonly { event_id: string }[], eventId: string) =>
+  attempts.findIndex((attempt) => attempt.event_id === eventId);
 
 /** Enough for the dispatcher (every 250 ms) and a delivery to happen, were one due. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -476,6 +485,50 @@ describe('deliveries', () => {
     await newDonor();
     await settle();
     expect(flaky.received).toHaveLength(before);
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+  });
+
+  test('deliveries under way together (their reads and outcomes share statements) each reach the receiver and have every attempt recorded', async () => {
+    const receiver = receivers[5]!;
+    receiver.firstTimeStatus = 503;
+    const endpoint = await createEndpoint({ url: receiver.url, enabled_events: ['donor.created'] });
+    const donors = await Promise.all(Array.from({ length: 40 }, () => newDonor()));
+    expect(donors.map((donor) => donor.status)).toEqual(donors.map(() => 201));
+    await waitFor(
+      async () =>
+        (await deliveriesOf(endpoint.body.id)).filter((d) => d.status === 'delivered').length ===
+        40,
+      20_000,
+      'forty deliveries recorded',
+    );
+    await settle();
+    // Each event twice, with its own webhook-id: refused once (503), then accepted.
+    const delivered = receiver.verified(endpoint.body.secret!);
+    const byEvent = Map.groupBy(delivered, (event) => event.id);
+    expect(byEvent.size).toBe(40);
+    expect([...byEvent.values()].map((sends) => sends.length)).toEqual(donors.map(() => 2));
+    expect(new Set(delivered.map((event) => event.data.object.id))).toEqual(
+      new Set(donors.map((donor) => donor.body.id)),
+    );
+    expect(await deliveriesOf(endpoint.body.id)).toEqual(
+      donors.map(() => ({ event_type: 'donor.created', status: 'delivered', attempts: 2 })),
+    );
+    const attempts = await service.db.any(sql.type(
+      z.object({ event_id: z.string(), status_code: z.number(), error: z.string().nullable() }),
+    )`
+      SELECT d.event_id, a.status_code, a.error FROM webhook_delivery_attempts a
+      JOIN webhook_deliveries d ON d.institution_id = a.institution_id AND d.id = a.delivery_id
+      WHERE d.institution_id = ${service.tenant.institutionId}
+        AND d.endpoint_id = ${endpoint.body.id}
+      ORDER BY d.id, a.id`);
+    expect(attempts).toEqual(
+      [...byEvent.keys()]
+        .sort((a, b) => attemptsOrder(attempts, a) - attemptsOrder(attempts, b))
+        .flatMap((eventId) => [
+          { event_id: eventId, status_code: 503, error: 'HTTP 503' },
+          { event_id: eventId, status_code: 200, error: null },
+        ]),
+    );
     await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
   });
 

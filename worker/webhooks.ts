@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
-import { sql, type DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { retrieveEvent } from '../common/events/event.js';
+import type { DatabasePool } from 'slonik';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import {
@@ -10,7 +8,7 @@ import {
   orphanedDeliveries,
   type DeliveryRef,
 } from '../common/webhooks/dispatch.js';
-import { recordAttempt } from '../common/webhooks/attempts.js';
+import { recordAttempts, type AttemptOutcome } from '../common/webhooks/attempts.js';
 import { disableGoneEndpoint } from '../common/webhooks/health.js';
 import { retrySchedule } from '../common/webhooks/policy.js';
 import {
@@ -21,6 +19,8 @@ import {
 } from '../common/webhooks/queue.js';
 import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
+import { deliveryTargets, type DeliveryTarget } from '../common/webhooks/targets.js';
+import { Batches } from './batches.js';
 
 /** How often each worker looks for events not yet dispatched. */
 const DISPATCH_EVERY_MS = 250;
@@ -38,72 +38,82 @@ function retryDelayMs(jobId: string, attempt: number): number {
   return Math.round(base * 1000 * (0.8 + 0.4 * (draw / 0xffffffff)));
 }
 
-const target = z.object({
-  event_id: z.string(),
-  url: z.string(),
-  status: z.string(),
-  endpoint_status: z.string(),
-  endpoint_id: z.number(),
-  secrets: z.array(z.string()),
+/** One statement per batch of concurrent deliveries, for their reads and for their outcomes. */
+interface DeliveryStatements {
+  targets: Batches<DeliveryRef, DeliveryTarget | null>;
+  outcomes: Batches<AttemptOutcome, void>;
+}
+
+const deliveryStatements = (pool: DatabasePool): DeliveryStatements => ({
+  targets: new Batches({
+    run: (deliveries) => deliveryTargets(pool, deliveries),
+    groupOf: (delivery) => delivery.institutionId,
+  }),
+  outcomes: new Batches({
+    run: async (outcomes) => {
+      await recordAttempts(pool, outcomes);
+      return outcomes.map(() => undefined);
+    },
+    groupOf: (outcome) => outcome.delivery.institutionId,
+    // Two attempts of one delivery (a retry asked for while a scheduled one runs) are recorded
+    // one after the other, each counted.
+    identityOf: (outcome) => outcome.delivery.deliveryId,
+  }),
 });
 
-/** One attempt of one delivery; throws to have the queue retry it on the schedule. */
+/**
+ * One attempt of one delivery; throws to have the queue retry it on the schedule. The job
+ * completes only once its attempt is recorded: a worker that dies before has the job run again,
+ * which sends again with the same webhook-id (at least once).
+ */
 async function deliver(
   pool: DatabasePool,
+  statements: DeliveryStatements,
   job: Job<DeliveryRef>,
   metrics?: WorkerMetrics,
 ): Promise<void> {
-  const { institutionId, deliveryId } = job.data;
-  const found = await pool.maybeOne(sql.type(target)`
-    SELECT d.event_id, d.status, w.url, w.status AS endpoint_status, w.id AS endpoint_id,
-           array_remove(ARRAY[w.secret, CASE WHEN w.previous_secret_expires_at > now()
-                                             THEN w.previous_secret END], NULL) AS secrets
-    FROM webhook_deliveries d
-    JOIN webhook_endpoints w ON w.institution_id = d.institution_id AND w.id = d.endpoint_id
-    WHERE d.institution_id = ${institutionId} AND d.id = ${deliveryId}`);
+  const found = await statements.targets.submit(job.data);
   // Gone with its endpoint, or settled already (a job run again after its worker died).
   if (!found || found.status !== 'pending') return;
   const attempt = job.attemptsMade + 1;
   const last = attempt >= (job.opts.attempts ?? 1);
   let outcome: Attempt;
   const startedAt = new Date();
-  if (found.endpoint_status !== 'enabled') {
+  if (found.endpointStatus !== 'enabled') {
     outcome = { statusCode: null, error: 'the endpoint is disabled', durationMs: 0 };
+  } else if (!found.event) {
+    outcome = { statusCode: null, error: 'the event is past its retention', durationMs: 0 };
   } else {
-    const event = await retrieveEvent(pool, institutionId, found.event_id);
-    if (!event) {
-      outcome = { statusCode: null, error: 'the event is past its retention', durationMs: 0 };
-    } else {
-      const body = JSON.stringify(event);
-      // Whole seconds: the header carries unix seconds and the signature covers the header.
-      const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000);
-      outcome = await sendWebhook(
-        found.url,
-        {
-          'webhook-id': found.event_id,
-          'webhook-timestamp': String(timestamp.getTime() / 1000),
-          'webhook-signature': signatures(found.secrets, found.event_id, timestamp, body),
-        },
-        body,
-      );
-    }
+    const body = JSON.stringify(found.event);
+    // Whole seconds: the header carries unix seconds and the signature covers the header.
+    const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000);
+    outcome = await sendWebhook(
+      found.url,
+      {
+        'webhook-id': found.eventId,
+        'webhook-timestamp': String(timestamp.getTime() / 1000),
+        'webhook-signature': signatures(found.secrets, found.eventId, timestamp, body),
+      },
+      body,
+    );
   }
   const delivered = outcome.error === null;
   const gone = outcome.statusCode === 410;
-  const final = delivered || gone || last || found.endpoint_status !== 'enabled';
-  const status = delivered ? 'delivered' : final ? 'failed' : 'pending';
-  const nextAt = final ? null : Date.now() + retryDelayMs(String(job.id), attempt);
-  await pool.transaction(async (tx) => {
-    await tx.query(sql.unsafe`
-      UPDATE webhook_deliveries
-      SET status = ${status}, attempts = attempts + 1, last_status_code = ${outcome.statusCode},
-          last_error = ${outcome.error}, last_duration_ms = ${outcome.durationMs},
-          next_attempt_at = ${nextAt === null ? null : new Date(nextAt).toISOString()},
-          updated_at = now()
-      WHERE institution_id = ${institutionId} AND id = ${deliveryId}`);
-    await recordAttempt(tx, job.data, startedAt, outcome);
-    if (gone) await disableGoneEndpoint(tx, institutionId, found.endpoint_id);
-  });
+  const final = delivered || gone || last || found.endpointStatus !== 'enabled';
+  const recorded: AttemptOutcome = {
+    delivery: job.data,
+    startedAt,
+    attempt: outcome,
+    status: delivered ? 'delivered' : final ? 'failed' : 'pending',
+    nextAttemptAt: final ? null : new Date(Date.now() + retryDelayMs(String(job.id), attempt)),
+  };
+  if (gone)
+    // Rare: the endpoint is disabled, with its event, in the transaction recording the attempt.
+    await pool.transaction(async (tx) => {
+      await recordAttempts(tx, [recorded]);
+      await disableGoneEndpoint(tx, job.data.institutionId, found.endpointId);
+    });
+  else await statements.outcomes.submit(recorded);
   metrics?.webhookDeliveries.inc({
     outcome: delivered ? 'delivered' : final ? 'gave_up' : 'failed_attempt',
   });
@@ -124,10 +134,11 @@ export async function startWebhooks(
 ) {
   const queue = createDeliveryQueue(connection, queuePrefix);
   const { name, prefix } = deliveryQueueLocation(queuePrefix);
+  const statements = deliveryStatements(pool);
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     name,
-    (job) => deliver(pool, job, metrics),
+    (job) => deliver(pool, statements, job, metrics),
     {
       connection,
       prefix,

@@ -14,20 +14,24 @@ const isRealWrite = (req: Request) =>
   req.get('Dry-Run') === undefined;
 
 /**
- * X-Service-API-Key → the institution every later step acts for (res.locals.principal). Reads
- * and dry runs ask Postgres every time; a real write may be admitted on a key confirmed in the
- * last few seconds, since its worker confirms the key in the write itself.
+ * X-Service-API-Key → the institution every later step acts for (res.locals.principal). A key
+ * this process confirmed in the last few seconds is taken without asking Postgres: by a real
+ * write always (its worker confirms the key again), by reads and dry runs only while revocations
+ * are heard (RecentKeys explains the bound).
  */
 export function requireApiKey(pool: DatabasePool, recentKeys: RecentKeys): RequestHandler {
   return async (req, res, next) => {
     const presented = req.get('X-Service-API-Key');
     // Absent is missing; sent but empty is a key that is not valid (product.md §2).
     if (presented === undefined) throw errors.missingApiKey();
-    let principal = isRealWrite(req) ? recentKeys.find(presented) : null;
+    let principal = isRealWrite(req)
+      ? recentKeys.find(presented)
+      : recentKeys.findForRead(presented);
     if (!principal) {
+      const mark = recentKeys.mark();
       principal = await authenticate(pool, presented);
       if (!principal) throw errors.invalidApiKey();
-      recentKeys.remember(presented, principal);
+      recentKeys.remember(presented, principal, mark);
     }
     res.locals.principal = principal;
     next();

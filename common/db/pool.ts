@@ -13,12 +13,21 @@ const typeParsers: DriverTypeParser[] = [
   { name: 'int8', parse: (value) => Number(value) },
   { name: 'numeric', parse: (value) => value },
   { name: 'date', parse: (value) => value },
-  {
-    name: 'timestamptz',
-    parse: (value) =>
-      new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
-  },
+  { name: 'timestamptz', parse: (value) => timestampToIso(value) },
 ];
+
+/** `2026-11-21 10:00:00.5+00`: how Postgres writes a timestamp in UTC (to the millisecond). */
+const UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,3}))?\+00$/;
+
+/**
+ * A timestamptz as ISO 8601 in UTC to the millisecond. Lists read several per row, so the common
+ * form (a session in UTC) is rewritten as text; any other offset goes through Date.
+ */
+export function timestampToIso(value: string): string {
+  const utc = UTC_TIMESTAMP.exec(value);
+  if (utc) return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(3, '0')}Z`;
+  return new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
+}
 
 export interface PoolOptions {
   maxPoolSize: number;

@@ -63,12 +63,13 @@ const eventRow = z.object({
   api_key_id: z.string().nullable(),
   created_at: z.string(),
 });
-type EventRow = z.infer<typeof eventRow>;
+export type EventRow = z.infer<typeof eventRow>;
 
 const columns = sql.fragment`
   seq, id, type, data, previous_attributes, request_id, api_key_id, created_at`;
 
-function presentEvent(row: EventRow): JsonObject {
+/** The event as GET /events/{id} answers it, and as webhooks deliver it. */
+export function presentEvent(row: EventRow): JsonObject {
   return {
     id: row.id,
     object: 'event',

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -32,7 +32,19 @@ const payloadSchema = z.strictObject({
   x: z.number().int(),
 });
 
-const sign = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest();
+/** The secret as a key object, made once: importing a raw secret costs more than the HMAC. */
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+const sign = (secret: string, data: string) =>
+  createHmac('sha256', keyOf(secret)).update(data).digest();
 
 export function encodeCursor(secret: string, payload: CursorPayload): string {
   const data = Buffer.from(JSON.stringify(payload)).toString('base64url');

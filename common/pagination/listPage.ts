@@ -9,6 +9,23 @@ export interface PageOptions extends ListContext {
   ttlSeconds: number;
 }
 
+const probeColumn = z.object({ other_side: z.boolean() });
+const pageRowSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * The type of a page's rows: the list's row and the probe's column. Built once per list, not per
+ * request (building a zod schema costs more than the rest of the page's work). Slonik does not
+ * parse rows with it: the service's own rows are not validated again on every list.
+ */
+function pageRowSchema<Row>(row: z.ZodType<Row>): z.ZodType<Row & { other_side: boolean }> {
+  let schema = pageRowSchemas.get(row);
+  if (!schema) {
+    schema = z.intersection(row, probeColumn);
+    pageRowSchemas.set(row, schema);
+  }
+  return schema as z.ZodType<Row & { other_side: boolean }>;
+}
+
 /**
  * One keyset page, newest first: `key < position` forward, `key > position` backward (read in
  * ascending order, then reversed). A cursor is returned in a direction only if a row lies there.
@@ -43,9 +60,7 @@ export async function listPage<Row>(
           WHERE ${where(backward ? sql.fragment`${spec.key} <= ${position}` : sql.fragment`${spec.key} >= ${position}`)}
           ORDER BY ${spec.key} ${backward ? sql.fragment`DESC` : sql.fragment`ASC`} LIMIT 1) IS NOT NULL`;
 
-  const rows = await db.any(sql.type(
-    z.intersection(spec.row, z.object({ other_side: z.boolean() })),
-  )`
+  const rows = await db.any(sql.type(pageRowSchema(spec.row))`
     SELECT ${spec.columns}, ${otherSide} AS other_side FROM ${spec.from}
     WHERE ${where(bound)}
     ORDER BY ${spec.key} ${backward ? sql.fragment`ASC` : sql.fragment`DESC`}

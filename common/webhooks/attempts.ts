@@ -41,18 +41,58 @@ const presentAttempt = (row: AttemptRow): JsonObject => ({
   started_at: row.started_at,
 });
 
-/** Records one attempt; run it in the transaction that records it on its delivery. */
-export const recordAttempt = (
+/** An attempt made, and what it leaves its delivery in. */
+export interface AttemptOutcome {
+  delivery: DeliveryRef;
+  startedAt: Date;
+  attempt: Attempt;
+  /** `pending` while it will be retried; `delivered` or `failed` once settled. */
+  status: 'pending' | 'delivered' | 'failed';
+  /** When the queue sends it next; null once settled. */
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records attempts of deliveries of one institution, at most one per delivery, in one
+ * statement: each delivery takes its attempt's outcome as its latest, and the attempt gets its
+ * history row. A delivery that is gone (deleted with its endpoint) records nothing.
+ */
+export async function recordAttempts(
   db: CommonQueryMethods,
-  delivery: DeliveryRef,
-  startedAt: Date,
-  attempt: Attempt,
-) =>
-  db.query(sql.unsafe`
+  outcomes: readonly AttemptOutcome[],
+): Promise<void> {
+  const institutionId = outcomes[0]?.delivery.institutionId;
+  if (institutionId === undefined) return;
+  if (outcomes.some((outcome) => outcome.delivery.institutionId !== institutionId))
+    throw new Error('recordAttempts takes the attempts of one institution');
+  const rows = outcomes.map((outcome) => ({
+    id: outcome.delivery.deliveryId,
+    status: outcome.status,
+    status_code: outcome.attempt.statusCode,
+    error: outcome.attempt.error,
+    duration_ms: outcome.attempt.durationMs,
+    next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
+    started_at: outcome.startedAt.toISOString(),
+  }));
+  await db.query(sql.unsafe`
+    WITH o AS (
+      SELECT * FROM jsonb_to_recordset(${sql.jsonb(rows)})
+        AS o (id bigint, status text, status_code integer, error text, duration_ms integer,
+              next_attempt_at timestamptz, started_at timestamptz)),
+    updated AS (
+      UPDATE webhook_deliveries d
+      SET status = o.status, attempts = d.attempts + 1, last_status_code = o.status_code,
+          last_error = o.error, last_duration_ms = o.duration_ms,
+          next_attempt_at = o.next_attempt_at, updated_at = now()
+      FROM o
+      WHERE d.institution_id = ${institutionId} AND d.id = o.id
+      RETURNING d.id)
     INSERT INTO webhook_delivery_attempts (institution_id, delivery_id, status_code,
                                            duration_ms, error, started_at)
-    VALUES (${delivery.institutionId}, ${delivery.deliveryId}, ${attempt.statusCode},
-            ${attempt.durationMs}, ${attempt.error}, ${startedAt.toISOString()})`);
+    SELECT ${institutionId}, o.id, o.status_code, o.duration_ms, o.error, o.started_at
+    FROM o JOIN updated USING (id)
+    ORDER BY o.started_at`);
+}
 
 /** GET /webhook-endpoints/{id}/deliveries/{delivery_id}/attempts: newest first. */
 export const webhookAttemptList: ListSpec<AttemptRow> = {

@@ -79,6 +79,9 @@ export async function sendWebhook(
       },
       signal: timeout,
     };
+    // Node's global agents keep connections alive, per host and port: a send may reuse one
+    // opened earlier, to an address judged public then. The name was judged again just above,
+    // so one that rebinds to a private address is refused before any request goes out.
     const statusCode = await new Promise<number>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const outgoing = send(url, options, (response) => {

@@ -13,6 +13,9 @@
  * adds a BullMQ job and waits on QueueEvents, a worker inserts with pg, nothing else): the
  * service should beat it while doing auth, validation, idempotency and events.
  *
+ * Freshly started API and worker processes get a few seconds of unmeasured load before their
+ * first phase (warmUp), so that no build is measured while it still compiles its hot code.
+ *
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
  * BENCH_SECONDS (per phase, default 15), BENCH_CONNECTIONS (default 50), BENCH_BEFORE_DIST (the
  * `dist` folder of an earlier build: its API and worker are measured too, in a phase of their
@@ -35,6 +38,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const databaseBase = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const beforeDist = process.env.BENCH_BEFORE_DIST;
+/** Unmeasured load on freshly started processes before their first phase. */
+const WARM_UP_SECONDS = 3;
 
 interface Row {
   phase: string;
@@ -255,6 +260,7 @@ async function main() {
 
     let issued = 0;
     const fresh = () => `bench-${issued++}`;
+    await warmUp(first, auth, body, fresh);
     rows.push(await load('1 API process, 1 worker', first, auth, body, fresh, oneApi));
     const firstRun = issued;
     let replayed = 0;
@@ -297,6 +303,7 @@ async function main() {
       ] as const) {
         const [api, worker] = pair(root);
         await until(name, () => post(first[0]!, auth));
+        await warmUp(first, auth, body, fresh);
         rows.push(
           await load(
             name,
@@ -328,6 +335,39 @@ async function main() {
     redis.disconnect();
     await scratch.drop();
   }
+}
+
+/**
+ * A short unmeasured load on freshly started processes: without it the first phase of a build
+ * also pays for compiling its hot code and opening its connections, and reads slower than a
+ * build measured after another phase.
+ */
+async function warmUp(
+  urls: string[],
+  headers: Record<string, string>,
+  body: string,
+  nextKey: () => string,
+) {
+  await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url,
+        connections: Math.ceil(connections / urls.length),
+        duration: WARM_UP_SECONDS,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body,
+        requests: [
+          {
+            setupRequest: (request: autocannon.Request) => ({
+              ...request,
+              headers: { ...request.headers, 'Idempotency-Key': nextKey() },
+            }),
+          },
+        ],
+      }),
+    ),
+  );
 }
 
 /** CPU milliseconds per second a process spends over `seconds` of nothing sent to anyone. */

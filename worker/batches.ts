@@ -11,16 +11,19 @@ export interface BatchOptions<Item, Result> {
   groupOf(item: Item): number;
   /** Items with the same identity never share a batch (two attempts of one delivery). */
   identityOf?(item: Item): number;
+  /** The order of a batch's items in its statement (e.g. so two batches never wait on each other). */
+  order?(a: Item, b: Item): number;
   maxBatch?: number;
   maxInFlight?: number;
 }
 
 /**
  * Items submitted at the same time go to Postgres together, sharing one statement, its round
- * trip and its commit, which is most of what a small statement costs (worker/groupCommit.ts does
- * the same for creates). Nothing waits to fill a batch: an item goes out at once while fewer
- * than `maxInFlight` statements run, else with the next batch. When a batch fails, each of its
- * items is run alone, so a failure reaches only the item it concerns.
+ * trip and its commit, which is most of what a small statement costs (the worker's group commit
+ * of creates and the webhook deliveries' reads and attempts). Nothing waits to fill a batch: an
+ * item goes out at once while fewer than `maxInFlight` statements run, else with the next batch.
+ * When a batch fails, each of its items is run alone, so a failure reaches only the item it
+ * concerns.
  */
 export class Batches<Item, Result> {
   private readonly waiting: Pending<Item, Result>[] = [];
@@ -70,7 +73,8 @@ export class Batches<Item, Result> {
       } else rest.push(pending);
     }
     this.waiting.splice(0, this.waiting.length, ...rest);
-    return batch;
+    const { order } = this.options;
+    return order ? batch.sort((a, b) => order(a.item, b.item)) : batch;
   }
 
   private async run(batch: Pending<Item, Result>[]): Promise<void> {

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { sql, type DatabasePool } from 'slonik';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
@@ -14,6 +14,7 @@ import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
 import { requestLog } from './middleware/requestLog.js';
+import { hasBody } from './requestParsing.js';
 import type { CursorSettings } from './handlers.js';
 import { apiRoutes, type Method, type RouteDeps } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
@@ -43,11 +44,6 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = '100kb';
-
-/** Whether the request carries any bytes of body (an empty one, `Content-Length: 0`, does not). */
-const hasBody = (req: Request) =>
-  req.headers['transfer-encoding'] !== undefined ||
-  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /**
  * POST and PATCH carry a JSON object. One rule for a missing body, whatever the route and the

@@ -19,7 +19,7 @@ import {
 } from '../common/imports/schema.js';
 import { isJsonObject, type JsonValue } from '../common/json.js';
 import { JsonRowsSplitter } from './jsonRows.js';
-import { parseDryRun, parseIdempotencyKey, rejectUnknownQuery } from './requestParsing.js';
+import { hasBody, parseDryRun, parseIdempotencyKey, rejectUnknownQuery } from './requestParsing.js';
 import type { WriteGateway } from './writeGateway.js';
 
 /**
@@ -287,6 +287,11 @@ async function stage(
 }
 
 function formatOf(req: Request): 'csv' | 'json' {
+  // No body at all is the one answer of every write (400 invalid_json), whatever the headers;
+  if (!hasBody(req))
+    throw errors.invalidJson(
+      'This request needs the file as its body: text/csv (a header row, then one row per record) or application/json ({"rows": [{...}]}).',
+    );
   if (req.is(['text/csv', 'application/csv'])) return 'csv';
   if (req.is('application/json')) return 'json';
   throw mediaProblem();

@@ -42,6 +42,11 @@ export function parseIdempotencyKey(req: Request): string | null {
   return key;
 }
 
+/** Whether the request carries any bytes of body (an empty one, `Content-Length: 0`, does not). */
+export const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
 export function rejectUnknownQuery(req: Request, allowed: readonly string[]): void {
   for (const name of Object.keys(req.query)) {
     if (!allowed.includes(name))

@@ -17,7 +17,8 @@ const writes = routeTable()
   .filter((route) => route.method === 'post' || route.method === 'patch')
   .map((route) => ({
     method: route.method.toUpperCase(),
-    path: `/api/v1${route.path.replace(':id', '1')}`,
+    // An import names its resource in the query: without it, that is what is missing.
+    path: `/api/v1${route.path.replace(':id', '1')}${route.path === '/imports' ? '?resource=donors' : ''}`,
   }));
 
 const headerSets: Array<[string, Record<string, string>]> = [

@@ -89,7 +89,6 @@ describe('bad input stores nothing', () => {
   });
 
   test.each([
-    ['an empty file', '', 'file', 'is empty'],
     ['a header without rows', `${donorHeader}\n`, 'file', 'has no rows'],
     [
       'a quote that never closes',
@@ -112,6 +111,15 @@ describe('bad input stores nothing', () => {
     expect(body.error.code).toBe('validation_failed');
     expect(body.error.param).toBe(param);
     expect(body.error.message).toContain(words);
+  });
+
+  test('an empty file is no body: 400 invalid_json, as every write without one', async () => {
+    const answer = await upload(service, 'resource=donors', '');
+    const body = answer.body as unknown as Refusal;
+    expect(answer.status).toBe(400);
+    expect(body.error.code).toBe('invalid_json');
+    expect(body.error.message).toContain('text/csv');
+    expect(await service.count('imports')).toBe(0);
   });
 
   test('unknown columns are reported by name, not ignored', async () => {

@@ -3,13 +3,14 @@ import { z } from 'zod';
 import type {
   Command,
   CommandOutcome,
+  Consequence,
   Institution,
   LookupCache,
   SingleStatementCreate,
 } from '../commands/command.js';
 import { ApiError } from '../errors.js';
 import { previousAttributes } from '../events/outbox.js';
-import { eventTypeOf } from '../events/types.js';
+import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
 import { createGift } from '../resources/gifts/commands.js';
@@ -230,7 +231,14 @@ export async function prepareChunk(
 }
 
 export type RowOutcome =
-  | { row: number; kind: 'written'; command: Command; outcome: CommandOutcome }
+  | {
+      row: number;
+      kind: 'written';
+      command: Command;
+      outcome: CommandOutcome;
+      /** Other records the write changed as the spec names (a pledge its payment fulfilled). */
+      consequences: readonly Consequence[];
+    }
   | { row: number; kind: 'skipped' }
   | { row: number; kind: 'failed'; errors: RowError[] };
 
@@ -285,14 +293,16 @@ export async function runRow(
       : { row, kind: 'skipped' };
   const request = { params: prepared.params, body: prepared.body };
   const now = new Date().toISOString();
-  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups };
+  // The row's own: a row that fails takes back its consequences with its write.
+  const consequences: Consequence[] = [];
+  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups, consequences };
   try {
     const outcome =
       mode.dryRun || !mode.savepoint
         ? await command.execute({ db, ...context }, request)
         : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
-    return { row, kind: 'written', command, outcome };
+    return { row, kind: 'written', command, outcome, consequences };
   } catch (error) {
     // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
     if (!mode.dryRun && !mode.savepoint) throw error;
@@ -405,24 +415,41 @@ export async function readAhead(
   };
 }
 
-/** The events of a chunk's written records, as one insert into the outbox. */
+/**
+ * The events of a chunk's written records, as one insert into the outbox: each record's own, as
+ * the single write's (its `eventObject` when the answer is not the record), then its
+ * consequences' (`pledge.fulfilled`), as POST /gifts commits them.
+ */
 export async function insertRecordEvents(
   db: DatabaseTransactionConnection,
   imp: ImportRow,
   written: Extract<RowOutcome, { kind: 'written' }>[],
 ): Promise<void> {
   if (!written.length) return;
-  const events = written.map(({ command, outcome }) => {
+  const events = written.flatMap(({ command, outcome, consequences }) => {
     const { type, objectType } = eventTypeOf(command.name);
-    return {
-      type,
-      object_type: objectType,
-      object_id: outcome.body.id as number,
-      data: outcome.body,
-      previous_attributes: outcome.previous
-        ? previousAttributes(outcome.previous, outcome.body)
-        : null,
-    };
+    const record = outcome.eventObject ?? outcome.body;
+    return [
+      {
+        type,
+        object_type: objectType,
+        object_id: record.id as number,
+        data: record,
+        previous_attributes: outcome.previous
+          ? previousAttributes(outcome.previous, outcome.body)
+          : null,
+      },
+      ...consequences.map((consequence) => {
+        const happened = consequenceTypeOf(consequence.objectType, consequence.happened);
+        return {
+          type: happened.type,
+          object_type: happened.objectType,
+          object_id: consequence.object.id,
+          data: consequence.object,
+          previous_attributes: null,
+        };
+      }),
+    ];
   });
   await db.query(sql.unsafe`
     INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
@@ -518,6 +545,7 @@ export async function writeBatched(
         row: rows[item.index]!.row,
         kind: 'written',
         command: item.command,
+        consequences: [],
         outcome: {
           status: 201,
           body: item.create.present({ ...item.create.fields, ...assigned }),

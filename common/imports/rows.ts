@@ -14,6 +14,7 @@ import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
 import { createGift } from '../resources/gifts/commands.js';
+import { checkReferencesAt } from '../resources/checks.js';
 import { bodyOfCells, parseDesignationText } from './columns.js';
 import type { FileRow } from './queries.js';
 import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
@@ -484,14 +485,32 @@ const insertedRow = z.object({
   updated_at: z.string(),
 });
 
+/** Whether every record a single-statement create names is usable, as its command would judge. */
+async function referencesHold(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  now: string,
+  lookups: LookupCache,
+  create: SingleStatementCreate,
+): Promise<boolean> {
+  const ctx = { db, institution, dryRun: false, now, lookups };
+  for (const { reference, ids } of create.judged?.references ?? []) {
+    const entries = ids.map((id) => ({ id, param: reference.table }));
+    if ((await checkReferencesAt(ctx, reference, entries)).length) return false;
+  }
+  return true;
+}
+
 /** Rows per insert statement: large enough to save the round trips, no larger. */
-const INSERTS_PER_STATEMENT = 250;
+const INSERTS_PER_STATEMENT = 1_000;
 
 /**
  * Writes a chunk's rows: those whose command can state its create as one statement (a gift
  * that names no pledge, recurring gift or matched gift: `Command.singleStatement`, the path
- * `POST /gifts` takes) are judged in full by the command, from what the chunk read and locked
- * ahead, then inserted many to a statement; the others are written one by one by the command.
+ * `POST /gifts` takes) are judged by the command's rules that need no lookup and by its
+ * reference checks, answered from what the chunk read and locked ahead (the judge phase ran the
+ * full command on every row; this re-checks what may have changed since), then inserted many to
+ * a statement; the others are written one by one by the command.
  * Null when any row is refused: the caller then writes the chunk row by row, which says why.
  */
 export async function writeBatched(
@@ -511,12 +530,11 @@ export async function writeBatched(
             { params: row.params, body: row.body },
           )
         : null;
-    // Judged in full first (its checks answer from what the chunk read and locked ahead), so
-    // the statement needs no guard of its own.
-    const judged =
-      create?.judged &&
-      (await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
-    if (judged && judged.kind === 'failed') return null;
+    // The create is null unless every rule that needs no lookup passed; what is left of the
+    // command's judgement is its references, checked here as the command checks them (from what
+    // the chunk read and locked ahead), so the statement needs no guard of its own.
+    if (create?.judged && !(await referencesHold(db, institution, now, lookups, create)))
+      return null;
     if (create?.judged && row.command) batched.push({ index, create, command: row.command });
     else {
       const outcome = await runRow(db, institution, row, {

@@ -11,7 +11,8 @@
  *   for BENCH_RSS_SECONDS after (target < 300 MiB each), then cancelled.
  *
  * BENCH_IMPORT_PHASES (default `dry,import,memory`) picks phases for quick iterations;
- * BENCH_WORKER_PROFILE=<dir> starts the workers with `--cpu-prof --cpu-prof-dir=<dir>`.
+ * BENCH_WORKER_NODE_OPTIONS starts the workers with these Node options (`--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` to profile them).
  *
  * Prints a table; exit status 0 whatever the figures (the machine is shared: compare runs).
  */
@@ -32,7 +33,7 @@ const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 15);
 const BIG_BYTES = 50 * 1024 * 1024;
 const PHASES = new Set((process.env.BENCH_IMPORT_PHASES ?? 'dry,import,memory').split(','));
-const PROFILE = process.env.BENCH_WORKER_PROFILE;
+const WORKER_NODE_OPTIONS = process.env.BENCH_WORKER_NODE_OPTIONS;
 
 interface Figure {
   phase: string;
@@ -45,6 +46,16 @@ async function rssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/** The options between `node` and the entry in package.json's `start:worker`. */
+async function startWorkerNodeOptions(): Promise<string> {
+  const manifest = JSON.parse(
+    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+  ) as { scripts: Record<string, string> };
+  return (
+    /^node (.*?)\s*dist\/worker\/main\.js$/.exec(manifest.scripts['start:worker'] ?? '')?.[1] ?? ''
+  );
 }
 
 const header = 'donor_id,amount,gift_date,subject,designations\n';
@@ -76,9 +87,12 @@ await withBenchStack('imports', async (stack) => {
     IMPORT_MAX_BYTES: String(BIG_BYTES + 1024 * 1024),
   };
   const api = stack.spawn('api/main.js', env);
-  const workerEnv = PROFILE
-    ? { ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(PROFILE)}` }
-    : env;
+  // The workers start with the Node options of `npm run start:worker` (its heap cap), and any
+  // the bench adds.
+  const workerEnv = {
+    ...env,
+    NODE_OPTIONS: [await startWorkerNodeOptions(), WORKER_NODE_OPTIONS ?? ''].join(' ').trim(),
+  };
   const startWorkers = () => [
     stack.spawn('worker/main.js', workerEnv),
     stack.spawn('worker/main.js', workerEnv),
@@ -188,6 +202,7 @@ await withBenchStack('imports', async (stack) => {
       const pad = ' '.repeat(60);
       const perRow = Buffer.byteLength(giftLine(999_999, donorIds, pad));
       await writeCsv(big, Math.floor((BIG_BYTES - header.length) / perRow), donorIds, pad);
+      const idle = Math.max(...(await Promise.all(workers.map((worker) => rssMb(worker.pid)))));
       const peak = { api: 0, workers: 0 };
       const sample = async () => {
         peak.api = Math.max(peak.api, await rssMb(api.pid));
@@ -205,7 +220,7 @@ await withBenchStack('imports', async (stack) => {
         phase: `50 MiB upload (${((await stat(big)).size / 1024 / 1024).toFixed(1)} MiB)`,
         rows: 0,
         seconds: uploadSeconds,
-        note: `peak RSS: API ${peak.api.toFixed(0)} MiB, workers ${peak.workers.toFixed(0)} MiB (target < 300 each)`,
+        note: `peak RSS: API ${peak.api.toFixed(0)} MiB, workers ${peak.workers.toFixed(0)} MiB (${idle.toFixed(0)} idle; target < 300 each)`,
       });
     }
   } finally {

@@ -15,6 +15,7 @@ import { findImport } from '../common/imports/queries.js';
 import { createImportQueue, IMPORT_QUEUE } from '../common/imports/queue.js';
 import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetrics } from '../common/metrics.js';
 import { queueLocation } from '../common/queueShards.js';
 
 /** The advisory lock key of the sweep (any constant the service uses for nothing else). */
@@ -46,6 +47,7 @@ export async function startImports(
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
+  metrics: Pick<WorkerMetrics, 'importRows'>,
   options: { concurrency: number; lockDurationMs: number },
 ) {
   const queue = createImportQueue(connection, queuePrefix);
@@ -119,7 +121,12 @@ export async function startImports(
   const worker = new Worker(
     IMPORT_QUEUE,
     async (job: Job<ChunkRef>) => {
-      await runChunk(pool, job.data);
+      const tally = await runChunk(pool, job.data);
+      if (tally) {
+        const phase = job.data.phase === 'judge' ? 'validate' : 'import';
+        for (const [outcome, rows] of Object.entries(tally))
+          if (rows) metrics.importRows.inc({ phase, outcome }, rows);
+      }
       await afterChunk(job.data);
     },
     {

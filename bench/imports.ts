@@ -48,14 +48,15 @@ async function rssMb(pid: number | undefined): Promise<number> {
   return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
 }
 
-/** The options between `node` and the entry in package.json's `start:worker`. */
-async function startWorkerNodeOptions(): Promise<string> {
+/** The Node options of an npm script of package.json (`node <options> dist/<entry>`). */
+async function nodeOptionsOf(script: string, entry: string): Promise<string> {
   const manifest = JSON.parse(
     await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
   ) as { scripts: Record<string, string> };
-  return (
-    /^node (.*?)\s*dist\/worker\/main\.js$/.exec(manifest.scripts['start:worker'] ?? '')?.[1] ?? ''
-  );
+  const command = manifest.scripts[script] ?? '';
+  return command.startsWith('node ') && command.endsWith(` dist/${entry}`)
+    ? command.slice('node '.length, -` dist/${entry}`.length).trim()
+    : '';
 }
 
 const header = 'donor_id,amount,gift_date,subject,designations\n';
@@ -86,12 +87,17 @@ await withBenchStack('imports', async (stack) => {
     IMPORT_MAX_ROWS: String(Math.max(ROWS, 1_000_000)),
     IMPORT_MAX_BYTES: String(BIG_BYTES + 1024 * 1024),
   };
-  const api = stack.spawn('api/main.js', env);
-  // The workers start with the Node options of `npm run start:worker` (its heap cap), and any
-  // the bench adds.
+  // The API and workers start with the Node options of `npm start` and `npm run start:worker`
+  // (their heap caps), the workers with any the bench adds.
+  const api = stack.spawn('api/main.js', {
+    ...env,
+    NODE_OPTIONS: await nodeOptionsOf('start', 'api/main.js'),
+  });
   const workerEnv = {
     ...env,
-    NODE_OPTIONS: [await startWorkerNodeOptions(), WORKER_NODE_OPTIONS ?? ''].join(' ').trim(),
+    NODE_OPTIONS: [await nodeOptionsOf('start:worker', 'worker/main.js'), WORKER_NODE_OPTIONS ?? '']
+      .join(' ')
+      .trim(),
   };
   const startWorkers = () => [
     stack.spawn('worker/main.js', workerEnv),

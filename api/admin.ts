@@ -18,6 +18,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { ApiError } from '../common/errors.js';
 import type { WriteQueue } from '../common/queue.js';
 import type { DeliveryQueue } from '../common/webhooks/queue.js';
+import type { Queue } from 'bullmq';
 
 const ADMIN_QUEUES_PATH = '/admin/queues';
 
@@ -28,6 +29,8 @@ export interface AdminDashboardOptions {
   queues: readonly WriteQueue[];
   /** The webhook deliveries, shown beside the writes. */
   webhookQueue: DeliveryQueue;
+  /** The import chunks, shown beside the writes and webhooks. */
+  importQueue: Queue;
 }
 
 const unauthorized = () =>
@@ -90,7 +93,12 @@ const servedFromHere: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function adminDashboard({ token, queues, webhookQueue }: AdminDashboardOptions): Router {
+export function adminDashboard({
+  token,
+  queues,
+  webhookQueue,
+  importQueue,
+}: AdminDashboardOptions): Router {
   const board = new ExpressAdapter();
   board.setBasePath(ADMIN_QUEUES_PATH);
   createBullBoard({
@@ -109,6 +117,11 @@ export function adminDashboard({ token, queues, webhookQueue }: AdminDashboardOp
         readOnlyMode: true,
         description:
           'Webhook deliveries: sends waiting, delayed until their next retry, finished, or failed for good',
+      }),
+      new BullMQAdapter(importQueue, {
+        readOnlyMode: true,
+        description:
+          'Import chunks waiting for or held by a worker (a chunk done leaves the queue: an import’s progress is GET /api/v1/imports/{id})',
       }),
     ],
     serverAdapter: board,

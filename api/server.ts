@@ -20,6 +20,7 @@ import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
 import { createDeliveryQueue } from '../common/webhooks/queue.js';
+import { createImportQueue } from '../common/imports/queue.js';
 
 export interface RunningApi {
   server: Server;
@@ -55,6 +56,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   // The webhooks queue, for the metrics and the queue board; the API queues nothing on it.
   const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);
   deliveries.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
+  // The imports queue, for the queue board only: the workers queue its jobs.
+  const importQueue = createImportQueue(connection, config.QUEUE_PREFIX);
+  importQueue.on('error', (error) => logger.warn({ err: error }, 'imports queue connection error'));
   const metrics = createApiMetrics(
     pool,
     () => queues.counts('waiting', 'active', 'delayed', 'failed'),
@@ -91,7 +95,12 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     metricsToken: config.METRICS_TOKEN ?? null,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
     admin: config.ADMIN_TOKEN
-      ? { token: config.ADMIN_TOKEN, queues: queues.shards, webhookQueue: deliveries }
+      ? {
+          token: config.ADMIN_TOKEN,
+          queues: queues.shards,
+          webhookQueue: deliveries,
+          importQueue,
+        }
       : null,
     cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
     imports: config,
@@ -116,6 +125,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       await replies.close();
       await queues.close();
       await deliveries.close();
+      await importQueue.close();
       closeQueueConnection(connection);
       redis.disconnect();
       await pool.end();

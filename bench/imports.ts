@@ -6,9 +6,13 @@
  * - a bare `COPY` of the same rows into an unindexed table (the floor of getting rows in);
  * - the dry run: upload to `validated`, rows/s (target ≥ 10,000);
  * - the import: upload to `completed`, rows/s end to end (target ≥ 5,000);
- * - a 50 MiB upload (dry run), sampling the resident memory of the API and of each worker every
- *   200 ms while it uploads and for BENCH_RSS_SECONDS after (target < 300 MiB each), then
- *   cancelled.
+ * - a 50 MiB upload (dry run) to two fresh workers (no heap left from the phases before),
+ *   sampling the resident memory of the API and of each worker every 200 ms while it uploads and
+ *   for BENCH_RSS_SECONDS after (target < 300 MiB each), then cancelled.
+ *
+ * BENCH_IMPORT_PHASES (default `dry,import,memory`) picks phases for quick iterations;
+ * BENCH_WORKER_NODE_OPTIONS starts the workers with these Node options (`--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` to profile them).
  *
  * Prints a table; exit status 0 whatever the figures (the machine is shared: compare runs).
  */
@@ -22,12 +26,14 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createInstitution } from '../common/institutions.js';
-import { freePort, until } from './processes.js';
+import { freePort, stop, until } from './processes.js';
 import { insertBenchRecords, withBenchStack } from './stack.js';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 15);
 const BIG_BYTES = 50 * 1024 * 1024;
+const PHASES = new Set((process.env.BENCH_IMPORT_PHASES ?? 'dry,import,memory').split(','));
+const WORKER_NODE_OPTIONS = process.env.BENCH_WORKER_NODE_OPTIONS;
 
 interface Figure {
   phase: string;
@@ -40,6 +46,17 @@ async function rssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+/** The Node options of an npm script of package.json (`node <options> dist/<entry>`). */
+async function nodeOptionsOf(script: string, entry: string): Promise<string> {
+  const manifest = JSON.parse(
+    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+  ) as { scripts: Record<string, string> };
+  const command = manifest.scripts[script] ?? '';
+  return command.startsWith('node ') && command.endsWith(` dist/${entry}`)
+    ? command.slice('node '.length, -` dist/${entry}`.length).trim()
+    : '';
 }
 
 const header = 'donor_id,amount,gift_date,subject,designations\n';
@@ -70,8 +87,23 @@ await withBenchStack('imports', async (stack) => {
     IMPORT_MAX_ROWS: String(Math.max(ROWS, 1_000_000)),
     IMPORT_MAX_BYTES: String(BIG_BYTES + 1024 * 1024),
   };
-  const api = stack.spawn('api/main.js', env);
-  const workers = [stack.spawn('worker/main.js', env), stack.spawn('worker/main.js', env)];
+  // The API and workers start with the Node options of `npm start` and `npm run start:worker`
+  // (their heap caps), the workers with any the bench adds.
+  const api = stack.spawn('api/main.js', {
+    ...env,
+    NODE_OPTIONS: await nodeOptionsOf('start', 'api/main.js'),
+  });
+  const workerEnv = {
+    ...env,
+    NODE_OPTIONS: [await nodeOptionsOf('start:worker', 'worker/main.js'), WORKER_NODE_OPTIONS ?? '']
+      .join(' ')
+      .trim(),
+  };
+  const startWorkers = () => [
+    stack.spawn('worker/main.js', workerEnv),
+    stack.spawn('worker/main.js', workerEnv),
+  ];
+  let workers = startWorkers();
   await until('the API and workers', async () => (await fetch(`${apiUrl}/ready`)).ok);
   const figures: Figure[] = [];
   try {
@@ -124,9 +156,15 @@ await withBenchStack('imports', async (stack) => {
         `/imports?resource=gifts${query}`,
         Readable.toWeb(createReadStream(file)) as ReadableStream,
       );
+    const statusTimes = () =>
+      [...seen].map(([status, at]) => `${status} at ${at.toFixed(1)} s`).join(', ');
+    /** When each status was first seen, in seconds since `started`: where the time went. */
+    let seen = new Map<string, number>();
     const until = async (id: number, status: string) => {
+      seen = new Map();
       for (;;) {
         const now = await call('GET', `/imports/${id}`);
+        if (!seen.has(now.status)) seen.set(now.status, (performance.now() - started) / 1000);
         if (now.status === status) return now;
         if (['failed', 'cancelled', 'completed', 'validated'].includes(now.status))
           throw new Error(`import ${id} ended ${now.status}`);
@@ -134,49 +172,63 @@ await withBenchStack('imports', async (stack) => {
       }
     };
 
-    started = performance.now();
-    const dry = await upload(csv, '&dry_run=true');
-    const validated = await until(dry.id, 'validated');
-    figures.push({
-      phase: 'dry run: upload to validated',
-      rows: ROWS,
-      seconds: (performance.now() - started) / 1000,
-      note: `target ≥ 10,000 rows/s; ${validated.rows_failed} failed`,
-    });
+    if (PHASES.has('dry')) {
+      started = performance.now();
+      const dry = await upload(csv, '&dry_run=true');
+      const validated = await until(dry.id, 'validated');
+      figures.push({
+        phase: 'dry run: upload to validated',
+        rows: ROWS,
+        seconds: (performance.now() - started) / 1000,
+        note: `target ≥ 10,000 rows/s; ${validated.rows_failed} failed; ${statusTimes()}`,
+      });
+    }
 
-    started = performance.now();
-    const real = await upload(csv, '');
-    const completed = await until(real.id, 'completed');
-    figures.push({
-      phase: 'import: upload to completed',
-      rows: ROWS,
-      seconds: (performance.now() - started) / 1000,
-      note: `target ≥ 5,000 rows/s; ${completed.rows_failed} failed`,
-    });
+    if (PHASES.has('import')) {
+      started = performance.now();
+      const real = await upload(csv, '');
+      const completed = await until(real.id, 'completed');
+      const importSeconds = (performance.now() - started) / 1000;
+      figures.push({
+        phase: 'import: upload to completed',
+        rows: ROWS,
+        seconds: importSeconds,
+        note: `target ≥ 5,000 rows/s; ${completed.rows_failed} failed; ${(importSeconds / figures[0]!.seconds).toFixed(1)}× the bare COPY; ${statusTimes()}`,
+      });
+    }
 
-    // Memory during a 50 MiB upload and the judging after it.
-    const big = path.join(dir, 'big.csv');
-    const pad = ' '.repeat(60);
-    const perRow = Buffer.byteLength(giftLine(999_999, donorIds, pad));
-    await writeCsv(big, Math.floor((BIG_BYTES - header.length) / perRow), donorIds, pad);
-    const peak = { api: 0, workers: 0 };
-    const sample = async () => {
-      peak.api = Math.max(peak.api, await rssMb(api.pid));
-      for (const worker of workers) peak.workers = Math.max(peak.workers, await rssMb(worker.pid));
-    };
-    const sampler = setInterval(() => void sample(), 200);
-    started = performance.now();
-    const bigImport = await upload(big, '&dry_run=true');
-    const uploadSeconds = (performance.now() - started) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, RSS_SECONDS * 1000));
-    clearInterval(sampler);
-    await call('POST', `/imports/${bigImport.id}/cancel`, '{}', 'application/json');
-    figures.push({
-      phase: `50 MiB upload (${((await stat(big)).size / 1024 / 1024).toFixed(1)} MiB)`,
-      rows: 0,
-      seconds: uploadSeconds,
-      note: `peak RSS: API ${peak.api.toFixed(0)} MiB, workers ${peak.workers.toFixed(0)} MiB (target < 300 each)`,
-    });
+    if (PHASES.has('memory')) {
+      // Fresh workers: the figure is the 50 MiB import's own, not heap left by the phases before.
+      await Promise.all(workers.map(stop));
+      workers = startWorkers();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+      // Memory during a 50 MiB upload and the judging after it.
+      const big = path.join(dir, 'big.csv');
+      const pad = ' '.repeat(60);
+      const perRow = Buffer.byteLength(giftLine(999_999, donorIds, pad));
+      await writeCsv(big, Math.floor((BIG_BYTES - header.length) / perRow), donorIds, pad);
+      const idle = Math.max(...(await Promise.all(workers.map((worker) => rssMb(worker.pid)))));
+      const peak = { api: 0, workers: 0 };
+      const sample = async () => {
+        peak.api = Math.max(peak.api, await rssMb(api.pid));
+        for (const worker of workers)
+          peak.workers = Math.max(peak.workers, await rssMb(worker.pid));
+      };
+      const sampler = setInterval(() => void sample(), 200);
+      started = performance.now();
+      const bigImport = await upload(big, '&dry_run=true');
+      const uploadSeconds = (performance.now() - started) / 1000;
+      await new Promise((resolve) => setTimeout(resolve, RSS_SECONDS * 1000));
+      clearInterval(sampler);
+      await call('POST', `/imports/${bigImport.id}/cancel`, '{}', 'application/json');
+      figures.push({
+        phase: `50 MiB upload (${((await stat(big)).size / 1024 / 1024).toFixed(1)} MiB)`,
+        rows: 0,
+        seconds: uploadSeconds,
+        note: `peak RSS: API ${peak.api.toFixed(0)} MiB, workers ${peak.workers.toFixed(0)} MiB (${idle.toFixed(0)} idle; target < 300 each)`,
+      });
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

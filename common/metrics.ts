@@ -121,6 +121,12 @@ export function createWorkerMetrics(pool: DatabasePool) {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    importRows: new Counter({
+      name: 'import_rows_total',
+      help: 'Import rows done by this worker, counted as their chunk commits: by phase (validate: judged; import: written) and outcome (succeeded, skipped or failed).',
+      labelNames: ['phase', 'outcome'],
+      registers: [registry],
+    }),
     createsPerStatement: new Histogram({
       name: 'write_creates_per_statement',
       help: 'Creates committed together in one statement (group commit), per statement.',

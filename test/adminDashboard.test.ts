@@ -100,7 +100,7 @@ describe('with ADMIN_TOKEN', () => {
     }
   });
 
-  test('the dashboard shows the write queue, with the jobs the worker finished, and the webhooks queue, read-only', async () => {
+  test('the dashboard shows the write queue, with the jobs the worker finished, and the webhooks and imports queues, read-only', async () => {
     const created = await guarded.call('POST', '/api/v1/funds', {
       body: { name: 'Library Fund', code: 'LIB-DASH' },
     });
@@ -120,9 +120,10 @@ describe('with ADMIN_TOKEN', () => {
         jobs: { data: { command?: string } }[];
       }[];
     };
-    expect(body.queues.map((queue) => queue.name)).toEqual(['writes', 'webhooks']);
-    const [writes, webhooks] = body.queues;
+    expect(body.queues.map((queue) => queue.name)).toEqual(['writes', 'webhooks', 'imports']);
+    const [writes, webhooks, imports] = body.queues;
     expect(webhooks!.readOnlyMode).toBe(true);
+    expect(imports!.readOnlyMode).toBe(true);
     expect(writes!.readOnlyMode).toBe(true);
     expect(writes!.counts.completed).toBeGreaterThanOrEqual(1);
     expect(writes!.jobs.length).toBeGreaterThanOrEqual(1);
@@ -173,6 +174,7 @@ describe('with WRITE_QUEUE_SHARDS=3', () => {
     );
     const { queues } = await board();
     expect(queues.map(({ name }) => name).sort()).toEqual([
+      'imports',
       'webhooks',
       'writes-0',
       'writes-1',

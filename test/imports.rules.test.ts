@@ -342,6 +342,16 @@ describe('a commit judges each row again as it writes it', () => {
         body: { name: 'Closing soon', code: 'CLS', restriction: 'unrestricted' },
       }),
     );
+    const leaving = await created<{ id: number }>(
+      service.call('POST', '/api/v1/donors', {
+        body: {
+          role: 'Individual',
+          first_name: 'Gone',
+          last_name: 'Soon',
+          email: 'gone-soon@example.org',
+        },
+      }),
+    );
     const gifts = await upload(service, 'resource=gifts&dry_run=true', {
       rows: [
         {
@@ -358,6 +368,13 @@ describe('a commit judges each row again as it writes it', () => {
           subject: 'Closed',
           fund_id: closing.id,
         },
+        {
+          donor_id: leaving.id,
+          amount: 5,
+          gift_date: '2026-04-01',
+          subject: 'Donor deleted',
+          fund_id: fundId,
+        },
       ],
     });
     const donors = await upload(service, 'resource=donors&dry_run=true', {
@@ -373,22 +390,33 @@ describe('a commit judges each row again as it writes it', () => {
       body: { status: 'closed' },
     });
     expect(closed.status).toBe(200);
+    expect((await service.call('DELETE', `/api/v1/donors/${leaving.id}`)).status).toBe(200);
     await created(
       service.call('POST', '/api/v1/donors', {
         body: { role: 'Household', last_name: 'Quick', email: 'taken-meanwhile@example.org' },
       }),
     );
-    for (const id of [gifts.body.id, donors.body.id]) {
+    for (const [id, failed] of [
+      [gifts.body.id, 2],
+      [donors.body.id, 1],
+    ]) {
       const commit = await service.call('POST', `/api/v1/imports/${id}/commit`, { body: {} });
       expect(commit.status).toBe(200);
-      expect(await settled(service, id)).toMatchObject({
+      expect(await settled(service, id!)).toMatchObject({
         status: 'completed',
         rows_succeeded: 1,
-        rows_failed: 1,
+        rows_failed: failed,
       });
     }
     expect((await rowErrors(service, gifts.body.id)).map((row) => row.errors)).toEqual([
       [{ param: 'fund_id', code: 'reference_inactive', message: 'names a fund that is closed' }],
+      [
+        {
+          param: 'donor_id',
+          code: 'reference_not_found',
+          message: 'does not name an existing donor',
+        },
+      ],
     ]);
     expect((await rowErrors(service, donors.body.id)).map((row) => row.errors)).toEqual([
       [{ param: 'email', code: 'already_in_use', message: 'is already used by another donor' }],

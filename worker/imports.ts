@@ -1,4 +1,4 @@
-import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import {
@@ -12,11 +12,12 @@ import {
   type Phase,
 } from '../common/imports/chunks.js';
 import { findImport } from '../common/imports/queries.js';
+import { createImportQueue, IMPORT_QUEUE } from '../common/imports/queue.js';
 import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
+import type { WorkerMetrics } from '../common/metrics.js';
 import { queueLocation } from '../common/queueShards.js';
 
-export const IMPORT_QUEUE = 'imports';
 /** The advisory lock key of the sweep (any constant the service uses for nothing else). */
 const SWEEP_LOCK = 7_341_201;
 const CHUNK_JOB = 'chunk';
@@ -46,11 +47,11 @@ export async function startImports(
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
+  metrics: Pick<WorkerMetrics, 'importRows'>,
   options: { concurrency: number; lockDurationMs: number },
 ) {
-  // One queue, in one cluster slot (`<QUEUE_PREFIX>:{imports}`).
+  const queue = createImportQueue(connection, queuePrefix);
   const { prefix } = queueLocation(queuePrefix, IMPORT_QUEUE);
-  const queue = new Queue(IMPORT_QUEUE, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'imports queue connection error'));
 
   const chunkJobs = (ref: Omit<ChunkRef, 'chunk'>, chunks: number[]) =>
@@ -120,7 +121,12 @@ export async function startImports(
   const worker = new Worker(
     IMPORT_QUEUE,
     async (job: Job<ChunkRef>) => {
-      await runChunk(pool, job.data);
+      const tally = await runChunk(pool, job.data);
+      if (tally) {
+        const phase = job.data.phase === 'judge' ? 'validate' : 'import';
+        for (const [outcome, rows] of Object.entries(tally))
+          if (rows) metrics.importRows.inc({ phase, outcome }, rows);
+      }
       await afterChunk(job.data);
     },
     {

@@ -117,7 +117,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     config.WORKER_LOCK_DURATION_MS,
     metrics,
   );
-  const imports = await startImports(pool, connection, config.QUEUE_PREFIX, logger, {
+  const imports = await startImports(pool, connection, config.QUEUE_PREFIX, logger, metrics, {
     concurrency: config.IMPORT_CONCURRENCY,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
   });

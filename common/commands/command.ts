@@ -3,6 +3,7 @@ import { sql } from 'slonik';
 import type { ApiError, FieldError } from '../errors.js';
 import type { Stored, Table } from '../resources/table.js';
 import type { JsonObject } from '../json.js';
+import type { Reference } from '../resources/checks.js';
 
 export interface Institution {
   id: number;
@@ -86,12 +87,18 @@ export interface SingleStatementCreate {
   /** The collection path; the new record lives at `<path>/<id>`. */
   path: string;
   /**
-   * The row alone, to insert without the guard's lookups: for a caller that has just run the full
-   * validation (`execute`) of this request in the same transaction, with the records it names
-   * locked as the guard would lock them (an import's chunk reads and locks them ahead, and
-   * inserts many such rows in one statement: insertRowsFragment).
+   * The row alone, to insert without the guard: for a caller that has checked `references` in
+   * the same transaction, with those records locked as the guard would lock them (an import's
+   * chunk reads and locks them ahead, and inserts many such rows in one statement:
+   * insertRowsFragment). Every rule that needs no lookup has passed already, or this create
+   * would be null.
    */
-  judged?: { table: Table<Stored, object>; fields: object };
+  judged?: {
+    table: Table<Stored, object>;
+    fields: object;
+    /** The records the guard and the table's foreign keys hold the insert to, by reference. */
+    references: readonly { reference: Reference; ids: readonly number[] }[];
+  };
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

@@ -44,7 +44,7 @@ class Stopped extends Error {
 
 const chunkRow = z.object({ first_row: z.number(), rows: z.array(z.json()) });
 
-const tally = (outcomes: RowOutcome[], kind: RowOutcome['kind']) =>
+const count = (outcomes: RowOutcome[], kind: RowOutcome['kind']) =>
   outcomes.filter((outcome) => outcome.kind === kind).length;
 
 async function institutionOf(db: DatabaseTransactionConnection, id: number): Promise<Institution> {
@@ -53,23 +53,33 @@ async function institutionOf(db: DatabaseTransactionConnection, id: number): Pro
   return { id: found.id, name: found.name, currency: found.currency };
 }
 
-/** Judges (phase `judge`) or writes (`write`) one chunk; a no-op when it is done already. */
+/** What a chunk's commit counted of its rows. */
+export interface ChunkTally {
+  succeeded: number;
+  skipped: number;
+  failed: number;
+}
+
+/**
+ * Judges (phase `judge`) or writes (`write`) one chunk; a no-op when it is done already (or the
+ * import moved on). Answers what it committed, null for a no-op.
+ */
 export async function runChunk(
   pool: DatabasePool,
   ref: { institutionId: number; importId: number; chunk: number; phase: Phase },
-): Promise<void> {
+): Promise<ChunkTally | null> {
   const status = ref.phase === 'judge' ? 'validating' : 'importing';
   const mark = sql.identifier([ref.phase === 'judge' ? 'validated_at' : 'imported_at']);
   try {
-    await pool.transaction(async (db) => {
+    return await pool.transaction(async (db): Promise<ChunkTally | null> => {
       const imp = await findImport(db, ref.institutionId, ref.importId);
-      if (imp?.status !== status) return;
+      if (imp?.status !== status) return null;
       const chunk = await db.maybeOne(sql.type(chunkRow)`
         SELECT first_row, rows FROM import_chunks
         WHERE institution_id = ${ref.institutionId} AND file_id = ${imp.file_id}
           AND chunk = ${ref.chunk} AND ${mark} IS NULL
         FOR UPDATE`);
-      if (!chunk) return;
+      if (!chunk) return null;
       const file = await findFile(db, ref.institutionId, imp.file_id);
       if (!file) throw new Error(`import ${imp.id} lost its file`);
       const institution = await institutionOf(db, ref.institutionId);
@@ -78,6 +88,11 @@ export async function runChunk(
           ? await judge(db, institution, imp, file, chunk)
           : await write(db, institution, imp, file, chunk);
       const failed = outcomes.filter((outcome) => outcome.kind === 'failed');
+      const tally = {
+        succeeded: count(outcomes, 'written'),
+        skipped: count(outcomes, 'skipped'),
+        failed: failed.length,
+      };
       await insertRowErrors(db, imp, failed);
       await db.query(sql.unsafe`
         UPDATE import_chunks SET ${mark} = now()
@@ -87,16 +102,18 @@ export async function runChunk(
       const counted = await db.maybeOneFirst(sql.unsafe`
         UPDATE imports
         SET rows_processed = rows_processed + ${chunk.rows.length},
-            rows_succeeded = rows_succeeded + ${tally(outcomes, 'written')},
-            rows_skipped = rows_skipped + ${tally(outcomes, 'skipped')},
-            rows_failed = rows_failed + ${failed.length},
+            rows_succeeded = rows_succeeded + ${tally.succeeded},
+            rows_skipped = rows_skipped + ${tally.skipped},
+            rows_failed = rows_failed + ${tally.failed},
             updated_at = now()
         WHERE institution_id = ${ref.institutionId} AND id = ${imp.id} AND status = ${status}
         RETURNING id`);
       if (counted === null) throw new Stopped();
+      return tally;
     });
   } catch (error) {
     if (!(error instanceof Stopped)) throw error;
+    return null;
   }
 }
 

@@ -3,16 +3,18 @@ import { z } from 'zod';
 import type {
   Command,
   CommandOutcome,
+  Consequence,
   Institution,
   LookupCache,
   SingleStatementCreate,
 } from '../commands/command.js';
 import { ApiError } from '../errors.js';
 import { previousAttributes } from '../events/outbox.js';
-import { eventTypeOf } from '../events/types.js';
+import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
 import { createGift } from '../resources/gifts/commands.js';
+import { checkReferencesAt } from '../resources/checks.js';
 import { bodyOfCells, parseDesignationText } from './columns.js';
 import type { FileRow } from './queries.js';
 import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
@@ -230,7 +232,14 @@ export async function prepareChunk(
 }
 
 export type RowOutcome =
-  | { row: number; kind: 'written'; command: Command; outcome: CommandOutcome }
+  | {
+      row: number;
+      kind: 'written';
+      command: Command;
+      outcome: CommandOutcome;
+      /** Other records the write changed as the spec names (a pledge its payment fulfilled). */
+      consequences: readonly Consequence[];
+    }
   | { row: number; kind: 'skipped' }
   | { row: number; kind: 'failed'; errors: RowError[] };
 
@@ -285,14 +294,16 @@ export async function runRow(
       : { row, kind: 'skipped' };
   const request = { params: prepared.params, body: prepared.body };
   const now = new Date().toISOString();
-  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups };
+  // The row's own: a row that fails takes back its consequences with its write.
+  const consequences: Consequence[] = [];
+  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups, consequences };
   try {
     const outcome =
       mode.dryRun || !mode.savepoint
         ? await command.execute({ db, ...context }, request)
         : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
-    return { row, kind: 'written', command, outcome };
+    return { row, kind: 'written', command, outcome, consequences };
   } catch (error) {
     // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
     if (!mode.dryRun && !mode.savepoint) throw error;
@@ -405,24 +416,41 @@ export async function readAhead(
   };
 }
 
-/** The events of a chunk's written records, as one insert into the outbox. */
+/**
+ * The events of a chunk's written records, as one insert into the outbox: each record's own, as
+ * the single write's (its `eventObject` when the answer is not the record), then its
+ * consequences' (`pledge.fulfilled`), as POST /gifts commits them.
+ */
 export async function insertRecordEvents(
   db: DatabaseTransactionConnection,
   imp: ImportRow,
   written: Extract<RowOutcome, { kind: 'written' }>[],
 ): Promise<void> {
   if (!written.length) return;
-  const events = written.map(({ command, outcome }) => {
+  const events = written.flatMap(({ command, outcome, consequences }) => {
     const { type, objectType } = eventTypeOf(command.name);
-    return {
-      type,
-      object_type: objectType,
-      object_id: outcome.body.id as number,
-      data: outcome.body,
-      previous_attributes: outcome.previous
-        ? previousAttributes(outcome.previous, outcome.body)
-        : null,
-    };
+    const record = outcome.eventObject ?? outcome.body;
+    return [
+      {
+        type,
+        object_type: objectType,
+        object_id: record.id as number,
+        data: record,
+        previous_attributes: outcome.previous
+          ? previousAttributes(outcome.previous, outcome.body)
+          : null,
+      },
+      ...consequences.map((consequence) => {
+        const happened = consequenceTypeOf(consequence.objectType, consequence.happened);
+        return {
+          type: happened.type,
+          object_type: happened.objectType,
+          object_id: consequence.object.id,
+          data: consequence.object,
+          previous_attributes: null,
+        };
+      }),
+    ];
   });
   await db.query(sql.unsafe`
     INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
@@ -457,14 +485,32 @@ const insertedRow = z.object({
   updated_at: z.string(),
 });
 
+/** Whether every record a single-statement create names is usable, as its command would judge. */
+async function referencesHold(
+  db: DatabaseTransactionConnection,
+  institution: Institution,
+  now: string,
+  lookups: LookupCache,
+  create: SingleStatementCreate,
+): Promise<boolean> {
+  const ctx = { db, institution, dryRun: false, now, lookups };
+  for (const { reference, ids } of create.judged?.references ?? []) {
+    const entries = ids.map((id) => ({ id, param: reference.table }));
+    if ((await checkReferencesAt(ctx, reference, entries)).length) return false;
+  }
+  return true;
+}
+
 /** Rows per insert statement: large enough to save the round trips, no larger. */
-const INSERTS_PER_STATEMENT = 250;
+const INSERTS_PER_STATEMENT = 1_000;
 
 /**
  * Writes a chunk's rows: those whose command can state its create as one statement (a gift
  * that names no pledge, recurring gift or matched gift: `Command.singleStatement`, the path
- * `POST /gifts` takes) are judged in full by the command, from what the chunk read and locked
- * ahead, then inserted many to a statement; the others are written one by one by the command.
+ * `POST /gifts` takes) are judged by the command's rules that need no lookup and by its
+ * reference checks, answered from what the chunk read and locked ahead (the judge phase ran the
+ * full command on every row; this re-checks what may have changed since), then inserted many to
+ * a statement; the others are written one by one by the command.
  * Null when any row is refused: the caller then writes the chunk row by row, which says why.
  */
 export async function writeBatched(
@@ -484,12 +530,11 @@ export async function writeBatched(
             { params: row.params, body: row.body },
           )
         : null;
-    // Judged in full first (its checks answer from what the chunk read and locked ahead), so
-    // the statement needs no guard of its own.
-    const judged =
-      create?.judged &&
-      (await runRow(db, institution, row, { dryRun: true, savepoint: false, lookups }));
-    if (judged && judged.kind === 'failed') return null;
+    // The create is null unless every rule that needs no lookup passed; what is left of the
+    // command's judgement is its references, checked here as the command checks them (from what
+    // the chunk read and locked ahead), so the statement needs no guard of its own.
+    if (create?.judged && !(await referencesHold(db, institution, now, lookups, create)))
+      return null;
     if (create?.judged && row.command) batched.push({ index, create, command: row.command });
     else {
       const outcome = await runRow(db, institution, row, {
@@ -518,6 +563,7 @@ export async function writeBatched(
         row: rows[item.index]!.row,
         kind: 'written',
         command: item.command,
+        consequences: [],
         outcome: {
           status: 201,
           body: item.create.present({ ...item.create.fields, ...assigned }),

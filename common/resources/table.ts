@@ -118,30 +118,30 @@ export function insertFragment<Row extends Stored, Fields extends object>(
 }
 
 /**
- * Many rows of one table in one `INSERT … VALUES`, all with the same fields, `RETURNING` what the
- * insert assigns, in the order of the rows (by id: identity values are drawn row by row, in order).
+ * Many rows of one table in one `INSERT`, all with the same fields, `RETURNING` what the insert
+ * assigns, in the order of the rows (by id: identity values are drawn row by row, in order).
+ * The rows go as one JSON parameter, each field typed by the column it fills (the table's row
+ * type, `json_populate_recordset`) rather than by `writeAs`: for a table whose `writeAs` only
+ * casts (as gifts'), the same values, without a parameter and a fragment per field per row.
  */
 export function insertRowsFragment<Fields extends object>(
   table: Table<Stored, Fields>,
   institutionId: number,
   rows: readonly Fields[],
 ): FragmentSqlToken {
-  const first = valuesOf(table, rows[0]!);
-  const columns = insertColumns(
-    table,
-    first.map(([name]) => name),
-  );
-  const tuples = rows.map(
-    (fields) =>
-      sql.fragment`(${institutionId}, ${sql.join(
-        valuesOf(table, fields).map(([, value]) => value),
-        sql.fragment`, `,
-      )})`,
+  const names = Object.keys(rows[0]!);
+  const columns = insertColumns(table, names);
+  const fields = sql.join(
+    names.map((name) => sql.identifier(['r', name])),
+    sql.fragment`, `,
   );
   return sql.fragment`
     WITH inserted AS (
       INSERT INTO ${sql.identifier([table.name])} (${columns})
-      VALUES ${sql.join(tuples, sql.fragment`, `)}
+      SELECT ${institutionId}, ${fields}
+      FROM json_populate_recordset(NULL::${sql.identifier([table.name])}, ${sql.json(rows)})
+        WITH ORDINALITY AS r
+      ORDER BY r.ordinality
       RETURNING id, created_at, updated_at)
     SELECT id, created_at, updated_at FROM inserted ORDER BY id`;
 }

@@ -317,12 +317,25 @@ function giftInOneStatement(
   if (check.record.pledge_id !== null) return null;
   const fields = storeGift(check.record, null);
   const institutionId = ctx.institution.id;
-  const found = sql.fragment`${referencesHold(institutionId, fundReference, funds)}
-    AND ${referencesHold(institutionId, donorReference, donors)}`;
   return {
+    // Built only when used: an import's chunk inserts many rows without it.
     insert: (guard) =>
-      insertFragment(giftTable, institutionId, fields, sql.fragment`${guard} AND ${found}`),
-    judged: { table: giftTable as unknown as Table<Stored, object>, fields },
+      insertFragment(
+        giftTable,
+        institutionId,
+        fields,
+        sql.fragment`${guard} AND ${referencesHold(institutionId, fundReference, funds)}
+          AND ${referencesHold(institutionId, donorReference, donors)}`,
+      ),
+    judged: {
+      table: giftTable as unknown as Table<Stored, object>,
+      fields,
+      references: [
+        { reference: donorReference, ids: [Number(check.record.donor_id)] },
+        { reference: fundReference, ids: funds },
+        { reference: donorReference, ids: donors },
+      ],
+    },
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),

@@ -14,7 +14,10 @@ export interface BatchOptions<Item, Result> {
   /** The order of a batch's items in its statement (e.g. so two batches never wait on each other). */
   order?(a: Item, b: Item): number;
   maxBatch?: number;
+  /** Statements running at once, over every group. */
   maxInFlight?: number;
+  /** Statements of one group running at once (unbounded but by maxInFlight when unset). */
+  maxInFlightPerGroup?: number;
 }
 
 /**
@@ -28,12 +31,16 @@ export interface BatchOptions<Item, Result> {
 export class Batches<Item, Result> {
   private readonly waiting: Pending<Item, Result>[] = [];
   private inFlight = 0;
+  /** Statements running per group. */
+  private readonly running = new Map<number, number>();
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
+  private readonly maxInFlightPerGroup: number;
 
   constructor(private readonly options: BatchOptions<Item, Result>) {
     this.maxBatch = options.maxBatch ?? 50;
     this.maxInFlight = options.maxInFlight ?? 1;
+    this.maxInFlightPerGroup = options.maxInFlightPerGroup ?? this.maxInFlight;
   }
 
   submit(item: Item): Promise<Result> {
@@ -44,20 +51,33 @@ export class Batches<Item, Result> {
   }
 
   private next(): void {
-    while (this.inFlight < this.maxInFlight && this.waiting.length) {
+    while (this.inFlight < this.maxInFlight) {
       const batch = this.takeBatch();
+      if (!batch) return;
+      const group = this.options.groupOf(batch[0]!.item);
       this.inFlight += 1;
+      this.running.set(group, (this.running.get(group) ?? 0) + 1);
       void this.run(batch).finally(() => {
         this.inFlight -= 1;
+        const left = this.running.get(group)! - 1;
+        if (left) this.running.set(group, left);
+        else this.running.delete(group);
         this.next();
       });
     }
   }
 
-  /** The oldest waiting item and its group's next ones, in arrival order otherwise. */
-  private takeBatch(): Pending<Item, Result>[] {
+  /**
+   * The oldest waiting item of a group with room for another statement, and its group's next
+   * ones, in arrival order otherwise; null when every waiting item's group is at its limit.
+   */
+  private takeBatch(): Pending<Item, Result>[] | null {
     const { groupOf, identityOf } = this.options;
-    const group = groupOf(this.waiting[0]!.item);
+    const first = this.waiting.find(
+      (pending) => (this.running.get(groupOf(pending.item)) ?? 0) < this.maxInFlightPerGroup,
+    );
+    if (!first) return null;
+    const group = groupOf(first.item);
     const batch: Pending<Item, Result>[] = [];
     const rest: Pending<Item, Result>[] = [];
     const identities = new Set<number>();

@@ -28,7 +28,10 @@ const byReceipt = (a: ReceiptedCreate, b: ReceiptedCreate) => {
  *
  * A batch holds one institution's creates only: the oldest waiting create's institution goes
  * next, with up to `maxBatch` of its creates. On PostgreSQL distributed by institution (Citus,
- * docs/scaling.md) a batch is then a transaction on one shard, never one across shards.
+ * docs/scaling.md) a batch is then a transaction on one shard, never one across shards. So that
+ * many institutions writing at once do not wait in line for one another's statements, up to
+ * `institutionsAtOnce` institutions have a statement running side by side, each one at a time
+ * (`maxInFlight`), which keeps one institution's batches as large as before.
  */
 export class GroupCommit {
   private readonly batches: Batches<ReceiptedCreate, CreatedOutcome | null>;
@@ -37,8 +40,11 @@ export class GroupCommit {
     insert: InsertCreates,
     /** Told the number of creates of each statement sent (a metric). */
     onStatement: (creates: number) => void = () => {},
+    /** Statements of one institution running at once. */
     maxInFlight = 1,
     maxBatch = 32,
+    /** Institutions whose statements run side by side. */
+    institutionsAtOnce = 4,
   ) {
     this.batches = new Batches({
       run: async (items) => {
@@ -49,7 +55,8 @@ export class GroupCommit {
       groupOf: (item) => item.receipt.institutionId,
       order: byReceipt,
       maxBatch,
-      maxInFlight,
+      maxInFlightPerGroup: maxInFlight,
+      maxInFlight: maxInFlight * institutionsAtOnce,
     });
   }
 

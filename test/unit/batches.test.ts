@@ -77,3 +77,39 @@ test('a failed statement is tried again item by item: only the item it concerns 
   ]);
   expect(statement.calls).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
 });
+
+test('with room for several statements, each group still runs one at a time when so bounded', async () => {
+  const statement = fakeStatement();
+  let running = 0;
+  const perGroup = new Map<number, number>();
+  let mostPerGroup = 0;
+  let mostRunning = 0;
+  const run = async (batch: readonly Item[]) => {
+    const group = batch[0]!.group;
+    running += 1;
+    perGroup.set(group, (perGroup.get(group) ?? 0) + 1);
+    mostRunning = Math.max(mostRunning, running);
+    mostPerGroup = Math.max(mostPerGroup, perGroup.get(group)!);
+    try {
+      return await statement.run(batch);
+    } finally {
+      running -= 1;
+      perGroup.set(group, perGroup.get(group)! - 1);
+    }
+  };
+  const batches = new Batches({
+    run,
+    groupOf: (item: Item) => item.group,
+    maxInFlight: 3,
+    maxInFlightPerGroup: 1,
+  });
+  await Promise.all(
+    [...items(1, [1, 2]), ...items(2, [3, 4]), ...items(3, [5, 6]), ...items(4, [7])].map((i) =>
+      batches.submit(i),
+    ),
+  );
+
+  expect(mostRunning).toBe(3);
+  expect(mostPerGroup).toBe(1);
+  expect(statement.calls.flat().sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+});

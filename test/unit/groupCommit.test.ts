@@ -57,7 +57,8 @@ test('creates that arrive while a statement runs go out together in the next one
 
 test("a statement holds one institution's creates, in one order of receipt, so that two statements never wait on each other", async () => {
   const statement = fakeStatement();
-  const group = new GroupCommit(statement.insert);
+  // One statement at a time over every institution, so that 2's creates gather behind 'first'.
+  const group = new GroupCommit(statement.insert, () => {}, 1, 32, 1);
   const items = [create('first'), create('b', 2), create('c'), create('a', 2), create('a')];
   const outcomes = await Promise.all(items.map((item) => group.commit(item)));
 
@@ -116,7 +117,7 @@ test('a statement carries at most maxBatch creates, and at most maxInFlight stat
   expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(keys);
 });
 
-test('creates of two institutions never share a statement, and each institution keeps its order of arrival', async () => {
+test('creates of two institutions never share a statement; their statements run side by side, one at a time each, in each one’s order of arrival', async () => {
   const statement = fakeStatement();
   const group = new GroupCommit(statement.insert, () => {}, 1, 3);
   const items = [
@@ -131,7 +132,8 @@ test('creates of two institutions never share a statement, and each institution 
   ];
   const outcomes = await Promise.all(items.map((item) => group.commit(item)));
 
-  expect(statement.calls).toEqual([['x0'], ['y1', 'y2', 'y3'], ['x1', 'x2', 'x3'], ['x4']]);
+  // y1 does not wait for x0's statement; x1 waits for it, with the creates of 1 behind it.
+  expect(statement.calls).toEqual([['x0'], ['y1'], ['x1', 'x2', 'x3'], ['y2', 'y3'], ['x4']]);
   expect(outcomes.map((outcome) => outcome?.body.key)).toEqual(
     items.map((item) => item.receipt.key),
   );

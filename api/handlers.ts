@@ -1,5 +1,5 @@
 import { deliveryExists, webhookAttemptList } from '../common/webhooks/attempts.js';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { sql, type DatabasePool } from 'slonik';
 import { pathId, type Command, type WriteRequest } from '../common/commands/command.js';
 import { ApiError, errors } from '../common/errors.js';
@@ -92,19 +92,30 @@ export interface CursorSettings {
 }
 
 /** GET /things: one keyset page of the caller's records, reads straight from Postgres. */
+/** One page of a list on the cursor engine, for the institution asking. */
+function pageOf<Row>(
+  pool: DatabasePool,
+  cursors: CursorSettings,
+  spec: ListSpec<Row>,
+  query: Request['query'],
+  institutionId: number,
+) {
+  const context = {
+    institutionId,
+    secret: cursors.secret,
+    nowSeconds: Math.floor(Date.now() / 1000),
+  };
+  const request = parseListRequest(spec, query, context);
+  return listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds });
+}
+
 export function listHandler<Row>(
   pool: DatabasePool,
   cursors: CursorSettings,
   spec: ListSpec<Row>,
 ): RequestHandler {
   return async (req, res) => {
-    const context = {
-      institutionId: res.locals.principal.institution.id,
-      secret: cursors.secret,
-      nowSeconds: Math.floor(Date.now() / 1000),
-    };
-    const request = parseListRequest(spec, req.query, context);
-    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
+    res.json(await pageOf(pool, cursors, spec, req.query, res.locals.principal.institution.id));
   };
 }
 
@@ -134,13 +145,7 @@ export function childListHandler(
         ? sql.fragment`${child.list.where} AND ${child.ofParent(id)}`
         : child.ofParent(id),
     };
-    const context = {
-      institutionId,
-      secret: cursors.secret,
-      nowSeconds: Math.floor(Date.now() / 1000),
-    };
-    const request = parseListRequest(spec, req.query, context);
-    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
+    res.json(await pageOf(pool, cursors, spec, req.query, institutionId));
   };
 }
 
@@ -169,12 +174,6 @@ export function deliveryAttemptListHandler(
         .replace(':delivery_id', String(deliveryId)),
       where: sql.fragment`delivery_id = ${deliveryId}`,
     };
-    const context = {
-      institutionId,
-      secret: cursors.secret,
-      nowSeconds: Math.floor(Date.now() / 1000),
-    };
-    const request = parseListRequest(spec, req.query, context);
-    res.json(await listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds }));
+    res.json(await pageOf(pool, cursors, spec, req.query, institutionId));
   };
 }

@@ -209,21 +209,10 @@ function writeOperation(
         },
       ),
       ...errorResponses(
-        [
-          'invalid_json',
-          'invalid_parameter',
-          ...idempotency,
-          ...authentication,
-          ...(create ? [] : (['resource_not_found'] as ErrorCode[])),
-          'idempotency_key_in_flight',
-          ...(create ? [] : (doc.conflicts?.update ?? [])),
-          'payload_too_large',
-          'unsupported_media_type',
-          'validation_failed',
-          'idempotency_key_request_mismatch',
-          ...ourSide,
-          'write_timeout',
-        ],
+        bodyWriteErrors({
+          idempotency,
+          extra: create ? [] : ['resource_not_found', ...(doc.conflicts?.update ?? [])],
+        }),
         needs,
       ),
       ...anyError,
@@ -257,13 +246,7 @@ function listOperation(
     responses: {
       '200': success('One page of the list.', schemaRef(`${component}List`)),
       ...errorResponses(
-        [
-          'invalid_parameter',
-          ...(list.required?.length ? (['parameter_missing'] as ErrorCode[]) : []),
-          'invalid_cursor',
-          ...authentication,
-          ...ourSide,
-        ],
+        listErrors({ query: list.required?.length ? ['parameter_missing'] : [] }),
         needs,
       ),
       ...anyError,
@@ -388,16 +371,7 @@ function webhookDeliveryListOperation(
     ],
     responses: {
       '200': success('One page of the list.', schemaRef('WebhookDeliveryList')),
-      ...errorResponses(
-        [
-          'invalid_parameter',
-          'invalid_cursor',
-          ...authentication,
-          'resource_not_found',
-          ...ourSide,
-        ],
-        needs,
-      ),
+      ...errorResponses(listErrors({ extra: ['resource_not_found'] }), needs),
       ...anyError,
     },
   };
@@ -434,16 +408,7 @@ function webhookAttemptListOperation(
     ],
     responses: {
       '200': success('One page of the list.', schemaRef('WebhookDeliveryAttemptList')),
-      ...errorResponses(
-        [
-          'invalid_parameter',
-          'invalid_cursor',
-          ...authentication,
-          'resource_not_found',
-          ...ourSide,
-        ],
-        needs,
-      ),
+      ...errorResponses(listErrors({ extra: ['resource_not_found'] }), needs),
       ...anyError,
     },
   };
@@ -526,21 +491,49 @@ function eventRetrieveOperation(needs: Needs): JsonSchema {
 const writes =
   '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
 
-/** The errors of a POST with a body to one record's sub-path (an action, a child's create). */
-const recordWriteErrors = (conflicts: readonly ErrorCode[]): ErrorCode[] => [
+/**
+ * The errors of a write with a JSON body: `query`, what its query may lack besides; `extra`, what
+ * its route may answer besides (a missing record, its conflicts).
+ */
+export const bodyWriteErrors = ({
+  query = [],
+  idempotency = ['invalid_idempotency_key'],
+  extra = [],
+}: {
+  query?: readonly ErrorCode[];
+  idempotency?: readonly ErrorCode[];
+  extra?: readonly ErrorCode[];
+} = {}): ErrorCode[] => [
   'invalid_json',
   'invalid_parameter',
-  'invalid_idempotency_key',
+  ...query,
+  ...idempotency,
   ...authentication,
-  'resource_not_found',
   'idempotency_key_in_flight',
-  ...conflicts,
+  ...extra,
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',
   'idempotency_key_request_mismatch',
   ...ourSide,
   'write_timeout',
+];
+
+/** The errors of a POST with a body to one record's sub-path (an action, a child's create). */
+export const recordWriteErrors = (conflicts: readonly ErrorCode[]): ErrorCode[] =>
+  bodyWriteErrors({ extra: ['resource_not_found', ...conflicts] });
+
+/** The errors of a list on the cursor engine, of a record's (`resource_not_found`) or not. */
+const listErrors = ({
+  query = [],
+  extra = [],
+}: { query?: readonly ErrorCode[]; extra?: readonly ErrorCode[] } = {}): ErrorCode[] => [
+  'invalid_parameter',
+  ...query,
+  'invalid_cursor',
+  ...authentication,
+  ...extra,
+  ...ourSide,
 ];
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
@@ -663,16 +656,7 @@ function childListOperation(
     ],
     responses: {
       '200': success('One page of the list.', schemaRef(`${component}List`)),
-      ...errorResponses(
-        [
-          'invalid_parameter',
-          'invalid_cursor',
-          ...authentication,
-          'resource_not_found',
-          ...ourSide,
-        ],
-        needs,
-      ),
+      ...errorResponses(listErrors({ extra: ['resource_not_found'] }), needs),
       ...anyError,
     },
   };

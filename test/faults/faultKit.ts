@@ -198,6 +198,8 @@ export interface Rig {
   startApi(): Promise<ServiceProcess>;
   startWorker(): Promise<ServiceProcess>;
   stream(label: string, clients?: number): GiftStream;
+  /** One gift create through the API process, of the rig's donor, under `key`. */
+  postGift(key: string, amount?: number): Promise<Response>;
   /** Kills one of the rig's processes (SIGKILL unless told), as a crash would. */
   kill(proc: ServiceProcess, signal?: NodeJS.Signals): Promise<void>;
   /** Distinct error messages the processes logged at level error or above, with counts. */
@@ -273,6 +275,22 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
       rig.workers.push(worker);
       await waitForLog(worker, 'worker ready', 20_000);
       return worker;
+    },
+    postGift(key, amount = 5) {
+      return fetch(`${rig.apiUrl}/api/v1/gifts`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Service-API-Key': service.tenant.key,
+          'Idempotency-Key': key,
+        },
+        body: JSON.stringify({
+          donor_id: rig.donorId,
+          amount,
+          subject: key,
+          gift_date: '2026-06-01',
+        }),
+      });
     },
     stream(label, clients = 6) {
       return new GiftStream({

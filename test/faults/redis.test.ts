@@ -101,20 +101,7 @@ describe('Redis failing one API process at a chosen command (a proxy in front of
 
   const post = async (key: string) => {
     const started = performance.now();
-    const response = await fetch(`${rig.apiUrl}/api/v1/gifts`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Service-API-Key': rig.service.tenant.key,
-        'Idempotency-Key': key,
-      },
-      body: JSON.stringify({
-        donor_id: rig.donorId,
-        amount: 5,
-        subject: key,
-        gift_date: '2026-06-01',
-      }),
-    });
+    const response = await rig.postGift(key, 5);
     const body = (await response.json()) as { error?: { code?: string } };
     return {
       status: response.status,

@@ -194,20 +194,7 @@ async function createGifts(rig: Rig, label: string, count: number, parallel = 8)
   for (let start = 0; start < keys.length; start += parallel) {
     await Promise.all(
       keys.slice(start, start + parallel).map(async (key) => {
-        const response = await fetch(`${rig.apiUrl}/api/v1/gifts`, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            'X-Service-API-Key': rig.service.tenant.key,
-            'Idempotency-Key': key,
-          },
-          body: JSON.stringify({
-            donor_id: rig.donorId,
-            amount: 10,
-            subject: key,
-            gift_date: '2026-06-01',
-          }),
-        });
+        const response = await rig.postGift(key, 10);
         expect(response.status).toBe(201);
       }),
     );

@@ -143,20 +143,7 @@ describe('a worker killed with SIGKILL after its write committed, before the job
   let rerun: { replayed?: boolean } | undefined;
 
   const post = async () => {
-    const response = await fetch(`${rig.apiUrl}/api/v1/gifts`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Service-API-Key': rig.service.tenant.key,
-        'Idempotency-Key': key,
-      },
-      body: JSON.stringify({
-        donor_id: rig.donorId,
-        amount: 5,
-        subject: key,
-        gift_date: '2026-06-01',
-      }),
-    });
+    const response = await rig.postGift(key, 5);
     return { response, body: (await response.json()) as Body };
   };
 

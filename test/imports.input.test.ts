@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { holdDonorRow } from './helpers/rowLock.js';
+import { waitFor } from './helpers/wait.js';
 import { getText, rowErrors, settled, upload, type ImportBody } from './helpers/imports.js';
 
 const MAX_BYTES = 50_000;
@@ -355,4 +357,51 @@ describe('errors.csv and templates', () => {
     expect(await readFile('docs/templates/donors.csv', 'utf8')).toBe(donors.text);
     expect(await readFile('docs/templates/gifts.csv', 'utf8')).toBe(gifts.text);
   });
+});
+
+test('rows_processed advances while an import runs: the chunks written show while another waits', async () => {
+  const donor = (email: string) =>
+    service.call<{ id: number }>('POST', '/api/v1/donors', {
+      body: { role: 'Individual', first_name: 'P', last_name: 'Q', email },
+    });
+  const free = (await donor('free@example.org')).body.id;
+  const held = (await donor('held@example.org')).body.id;
+  const fund = await service.call('POST', '/api/v1/funds', {
+    body: { name: 'Progress', code: 'PRG', restriction: 'unrestricted' },
+  });
+  expect(fund.status).toBe(201);
+  // Chunks of 3 rows: the first is the free donor's, the second the held one's, then the free
+  // donor's again.
+  const rowsOf = (donorId: number, count: number) =>
+    Array.from({ length: count }, (_, index) => `${donorId},10,2026-06-01,PRG:10,row ${index}`);
+  const csv = [
+    'donor_id,amount,gift_date,designations,subject',
+    ...rowsOf(free, 3),
+    ...rowsOf(held, 3),
+    ...rowsOf(free, 3),
+  ].join('\n');
+  const lock = await holdDonorRow(service.db, held);
+  let id = 0;
+  try {
+    const answer = await upload(service, 'resource=gifts', csv);
+    expect(answer.status).toBe(202);
+    id = answer.body.id;
+    // The held donor's chunk waits for its row: the others are counted meanwhile.
+    let seen: ImportBody | null = null;
+    await waitFor(
+      async () => {
+        const now = await service.call<ImportBody>('GET', `/api/v1/imports/${answer.body.id}`);
+        seen = now.body;
+        return now.body.status === 'importing' && now.body.rows_processed >= 3;
+      },
+      20_000,
+      'chunks written while one waits',
+    );
+    expect(seen!).toMatchObject({ status: 'importing', rows_total: 9 });
+    expect(seen!.rows_processed).toBeLessThan(9);
+  } finally {
+    await lock.release();
+  }
+  const done = await settled(service, id);
+  expect(done).toMatchObject({ status: 'completed', rows_processed: 9, rows_succeeded: 9 });
 });

@@ -58,30 +58,49 @@ export const insertEvent = (
          ${event.requestId}, ${event.apiKeyId}
   ${source.from}`;
 
-/** A change the service made on its own, not a request (an endpoint the worker disabled). */
-export interface ServiceEvent {
+/**
+ * An event written beside the statement of its write rather than inside it: an import chunk's
+ * records, an import completed, a change the service made on its own (an endpoint it disabled:
+ * `requestId` and `apiKeyId` null).
+ */
+export interface OutboxEvent {
+  institutionId: number;
   type: string;
   objectType: string;
   objectId: number;
   /** The record as GET returns it after the change. */
   data: JsonObject;
   previousAttributes: JsonObject | null;
+  requestId: string | null;
+  apiKeyId: string | null;
 }
 
 /**
- * The outbox insert of changes no request made: `request_id` and `api_key_id` are null. Run it
- * in the transaction of the change, so the event commits exactly when the change does.
+ * The outbox insert of many events in one statement. Run it in the transaction of the change,
+ * so the events commit exactly when the change does. (`data` stays json, not jsonb, so a
+ * record keeps its keys in the order GET answers them.)
  */
-export async function insertServiceEvents(
+export async function insertEvents(
   db: CommonQueryMethods,
-  events: readonly (ServiceEvent & { institutionId: number })[],
+  events: readonly OutboxEvent[],
 ): Promise<void> {
-  for (const event of events)
-    await db.query(sql.unsafe`
-      INSERT INTO events (institution_id, type, object_type, object_id, data,
-                          previous_attributes, request_id, api_key_id)
-      VALUES (${event.institutionId}, ${event.type}, ${event.objectType}, ${event.objectId},
-              ${sql.json(event.data)},
-              ${event.previousAttributes ? sql.json(event.previousAttributes) : null}::json,
-              NULL, NULL)`);
+  if (!events.length) return;
+  const rows = events.map((event) => ({
+    institution_id: event.institutionId,
+    type: event.type,
+    object_type: event.objectType,
+    object_id: event.objectId,
+    data: event.data,
+    previous_attributes: event.previousAttributes,
+    request_id: event.requestId,
+    api_key_id: event.apiKeyId,
+  }));
+  await db.query(sql.unsafe`
+    INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
+                        request_id, api_key_id)
+    SELECT e.institution_id, e.type, e.object_type, e.object_id, e.data, e.previous_attributes,
+           e.request_id, e.api_key_id
+    FROM json_to_recordset(${sql.json(rows)}) AS e(institution_id bigint, type text,
+      object_type text, object_id bigint, data json, previous_attributes json, request_id text,
+      api_key_id text)`);
 }

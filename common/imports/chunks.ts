@@ -1,3 +1,4 @@
+import { insertEvents } from '../events/outbox.js';
 import {
   sql,
   type CommonQueryMethods,
@@ -305,10 +306,18 @@ export async function finishImporting(pool: DatabasePool, ref: ImportRow): Promi
                           AND imported_at IS NULL)
       RETURNING ${importColumns}`);
     if (!done) return;
-    await db.query(sql.unsafe`
-      INSERT INTO events (institution_id, type, object_type, object_id, data, request_id, api_key_id)
-      VALUES (${done.institution_id}, 'import.completed', 'import', ${done.id},
-              ${sql.json(presentImport(done))}, ${done.request_id}, ${done.api_key_id})`);
+    await insertEvents(db, [
+      {
+        institutionId: done.institution_id,
+        type: 'import.completed',
+        objectType: 'import',
+        objectId: done.id,
+        data: presentImport(done),
+        previousAttributes: null,
+        requestId: done.request_id,
+        apiKeyId: done.api_key_id,
+      },
+    ]);
   });
 }
 

@@ -9,7 +9,7 @@ import type {
   SingleStatementCreate,
 } from '../commands/command.js';
 import { ApiError } from '../errors.js';
-import { previousAttributes } from '../events/outbox.js';
+import { insertEvents, previousAttributes, type OutboxEvent } from '../events/outbox.js';
 import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
@@ -427,38 +427,39 @@ export async function insertRecordEvents(
   written: Extract<RowOutcome, { kind: 'written' }>[],
 ): Promise<void> {
   if (!written.length) return;
-  const events = written.flatMap(({ command, outcome, consequences }) => {
+  const events = written.flatMap(({ command, outcome, consequences }): OutboxEvent[] => {
     const { type, objectType } = eventTypeOf(command.name);
     const record = outcome.eventObject ?? outcome.body;
+    const asked = {
+      institutionId: imp.institution_id,
+      requestId: imp.request_id,
+      apiKeyId: imp.api_key_id,
+    };
     return [
       {
+        ...asked,
         type,
-        object_type: objectType,
-        object_id: record.id as number,
+        objectType,
+        objectId: record.id as number,
         data: record,
-        previous_attributes: outcome.previous
+        previousAttributes: outcome.previous
           ? previousAttributes(outcome.previous, outcome.body)
           : null,
       },
       ...consequences.map((consequence) => {
         const happened = consequenceTypeOf(consequence.objectType, consequence.happened);
         return {
+          ...asked,
           type: happened.type,
-          object_type: happened.objectType,
-          object_id: consequence.object.id,
+          objectType: happened.objectType,
+          objectId: consequence.object.id,
           data: consequence.object,
-          previous_attributes: null,
+          previousAttributes: null,
         };
       }),
     ];
   });
-  await db.query(sql.unsafe`
-    INSERT INTO events (institution_id, type, object_type, object_id, data, previous_attributes,
-                        request_id, api_key_id)
-    SELECT ${imp.institution_id}, e.type, e.object_type, e.object_id, e.data, e.previous_attributes,
-           ${imp.request_id}, ${imp.api_key_id}
-    FROM json_to_recordset(${sql.json(events)}) AS e(type text, object_type text, object_id bigint,
-                                                     data json, previous_attributes json)`);
+  await insertEvents(db, events);
 }
 
 /** A chunk's failed rows, each once (a row refused again keeps its first errors). */

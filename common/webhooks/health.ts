@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { insertServiceEvents } from '../events/outbox.js';
+import { insertEvents } from '../events/outbox.js';
 import { eventTypeOf } from '../events/types.js';
 import { updateWebhookEndpoint } from '../resources/webhookEndpoints/commands.js';
 import { presentWebhookEndpoint } from '../resources/webhookEndpoints/present.js';
@@ -28,7 +28,7 @@ export async function disableEndpoints(
     WHERE w.status = 'enabled' AND ${which}
     RETURNING ${columnsOf(webhookEndpointTable)}, institution_id`);
     const { type, objectType } = eventTypeOf(updateWebhookEndpoint.name);
-    await insertServiceEvents(
+    await insertEvents(
       tx,
       rows.map(({ institution_id, ...row }) => ({
         institutionId: institution_id,
@@ -37,6 +37,8 @@ export async function disableEndpoints(
         objectId: row.id,
         data: presentWebhookEndpoint(row),
         previousAttributes: { status: 'enabled' },
+        requestId: null,
+        apiKeyId: null,
       })),
     );
     return rows.length;

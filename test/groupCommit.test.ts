@@ -4,12 +4,7 @@ import { z } from 'zod';
 import { insertApiKey } from '../common/institutions.js';
 import { revokeUnannounced } from './helpers/revocation.js';
 import { WRITE_JOB } from '../common/queue.js';
-import {
-  startTestService,
-  type ApiResponse,
-  type Tenant,
-  type TestService,
-} from './helpers/harness.js';
+import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { newDonor } from './helpers/singleStatement.js';
 import { waitFor } from './helpers/wait.js';
@@ -73,30 +68,36 @@ const receiptText = (key: string) =>
     WHERE institution_id = ${service.tenant.institutionId} AND source = 'client' AND key = ${key}`);
 
 /**
- * Sends a create that waits on the held donor row, then `send`s the rest while it waits, and
- * releases the row once `jobs` jobs are in the worker: those wait for the first statement, and
- * go out together after it.
+ * Sends a create that waits on a held donor row (one per institution in `held`: each
+ * institution's statements go one at a time), then `send`s the rest while they wait, and releases
+ * the rows once `jobs` jobs are in the worker: those wait for their institution's first
+ * statement, and go out together after it.
  */
-async function behindAHeldRow<T>(jobs: number, send: () => Promise<T>) {
-  const hold = await holdDonorRow(service.db, heldDonorId);
-  let blocker: Promise<ApiResponse<Body>> | undefined;
+async function behindAHeldRow<T>(
+  jobs: number,
+  send: () => Promise<T>,
+  held: { donor: number; apiKey?: string }[] = [{ donor: heldDonorId }],
+) {
+  const holds = await Promise.all(held.map(({ donor }) => holdDonorRow(service.db, donor)));
+  const blockers = held.map(({ donor, apiKey }) =>
+    postGift(`blocker-${Math.random()}`, donor, apiKey),
+  );
   let rest: Promise<T> | undefined;
   try {
-    blocker = postGift(`blocker-${Math.random()}`, heldDonorId);
     await waitFor(
       async () =>
         (await count(sql.fragment`
           SELECT 1 FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`)) > 0,
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`)) >= held.length,
       5_000,
-      'the first create to wait on the held row',
+      'the first creates to wait on the held rows',
     );
     rest = send();
     await waitFor(async () => (await activeJobs()) >= jobs, 5_000, `${jobs} jobs in the worker`);
   } finally {
-    await hold.release();
+    for (const hold of holds) await hold.release();
   }
-  expect((await blocker).status).toBe(201);
+  for (const blocker of blockers) expect((await blocker).status).toBe(201);
   return rest;
 }
 
@@ -211,11 +212,16 @@ test('two deliveries of one write committed together: it is written once, and bo
 test('creates from two institutions at once never share a transaction: each institution has its own', async () => {
   const ours = Array.from({ length: 6 }, (_, index) => `mixed-ours-${index}`);
   const theirs = Array.from({ length: 6 }, (_, index) => `mixed-theirs-${index}`);
-  const responses = await behindAHeldRow(ours.length + theirs.length + 1, () =>
-    Promise.all([
-      ...ours.map((key) => postGift(key, donorId)),
-      ...theirs.map((key) => postGift(key, otherDonorId, other.key)),
-    ]),
+  // A held row in each institution: each one's creates gather behind its own first statement.
+  const otherHeld = (await newDonor(service, other.key)).id;
+  const responses = await behindAHeldRow(
+    ours.length + theirs.length + 2,
+    () =>
+      Promise.all([
+        ...ours.map((key) => postGift(key, donorId)),
+        ...theirs.map((key) => postGift(key, otherDonorId, other.key)),
+      ]),
+    [{ donor: heldDonorId }, { donor: otherHeld, apiKey: other.key }],
   );
   expect(responses.map((response) => response.status)).toEqual(
     Array<number>(ours.length + theirs.length).fill(201),

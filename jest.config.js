@@ -8,8 +8,14 @@ export default {
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // The serial suite (fault injection, the README's blocks) has its own command:
-  // npm run test:faults, jest.faults.config.js.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/', '<rootDir>/test/readme/'],
+  // npm run test:faults, jest.faults.config.js; the audit of a whole run's statements, npm run
+  // test:statements (jest.audit.config.js).
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/test/faults/',
+    '<rootDir>/test/readme/',
+    '<rootDir>/test/audit/',
+  ],
   globalSetup: '<rootDir>/test/helpers/globalSetup.js',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.js',
   testTimeout: 60000,

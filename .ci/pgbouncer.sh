@@ -26,7 +26,8 @@ fi
 mkdir -p "$dir"
 # PgBouncer refuses to run as root; the server's own user runs it.
 chown postgres "$dir"
-printf '"postgres" ""\n' >"$dir/userlist.txt"
+# postgres for the tests' own connections, dgs_service for the service's (.ci/run's statement audit).
+printf '"postgres" ""\n"dgs_service" ""\n' >"$dir/userlist.txt"
 cat >"$dir/pgbouncer.ini" <<INI
 [databases]
 ; Any database name, on the server the tests use. The server connection sets the timeouts the

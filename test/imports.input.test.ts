@@ -381,7 +381,7 @@ test('rows_processed advances while an import runs: the chunks written show whil
     ...rowsOf(free, 3),
   ].join('\n');
   const lock = await holdDonorRow(service.db, held);
-  let id = 0;
+  let id: number | undefined;
   try {
     const answer = await upload(service, 'resource=gifts', csv);
     expect(answer.status).toBe(202);
@@ -402,6 +402,6 @@ test('rows_processed advances while an import runs: the chunks written show whil
   } finally {
     await lock.release();
   }
-  const done = await settled(service, id);
+  const done = await settled(service, id!);
   expect(done).toMatchObject({ status: 'completed', rows_processed: 9, rows_succeeded: 9 });
 });

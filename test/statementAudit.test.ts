@@ -1,19 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
-import { z } from 'zod';
 import { ApiClient, fillInstitution } from '../cli/demo/seed.js';
 import { listenToStatements } from '../common/db/statementLog.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { pruneEvents } from '../common/events/retention.js';
 import { routeTable } from '../api/routes.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { tenantTables, unscopedStatements } from './helpers/statementAudit.js';
 import { waitFor } from './helpers/wait.js';
 
 /**
- * Every statement the service sends about a tenant's records names the institution (the
- * distribution column of a sharded database, and the guard against one tenant's request reading
- * another's). The whole demo is filled through the API (every resource, the money record,
+ * Every statement the service sends about a tenant's records names the institution
+ * (test/helpers/statementAudit.ts). The whole demo is filled through the API (every resource, the money record,
  * pledges, recurring gifts, receipts, refunds, voids) with a webhook endpoint receiving every
  * event, then every list and record is read, and the maintenance runs; each statement is
  * recorded as sent and checked.
@@ -50,27 +49,6 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-/**
- * The statements that deliberately span institutions, each with its reason. Anything else that
- * touches a tenant table without naming `institution_id` fails the audit.
- */
-const crossTenant: { pattern: RegExp; reason: string }[] = [
-  {
-    pattern:
-      /DELETE FROM write_receipts\s+WHERE ctid IN \(SELECT ctid FROM write_receipts WHERE expires_at/,
-    reason: 'maintenance: expired idempotency receipts of every institution',
-  },
-  { pattern: /DELETE FROM events/, reason: 'maintenance: events past their retention' },
-  {
-    pattern: /DELETE FROM webhook_(delivery_attempts|deliveries) WHERE ctid IN/,
-    reason: 'maintenance: webhook deliveries and attempts past the events’ retention',
-  },
-  {
-    pattern: /FROM events e, webhook_dispatch_cursor c/,
-    reason: 'metrics: the age of the oldest event not yet dispatched, over every institution',
-  },
-];
-
 test('every statement on a tenant table names institution_id', async () => {
   const client = new ApiClient(service.url, service.tenant.key);
   await fillInstitution(client);
@@ -105,21 +83,7 @@ test('every statement on a tenant table names institution_id', async () => {
   await purgeExpiredReceipts(service.db);
   await pruneEvents(service.db, 90);
 
-  const tenantTables = (
-    await service.db.anyFirst(sql.type(z.object({ table_name: z.string() }))`
-      SELECT DISTINCT table_name FROM information_schema.columns
-      WHERE table_schema = 'public' AND column_name = 'institution_id'`)
-  ).map(String);
-  const touches = (statement: string) =>
-    tenantTables.some((table) =>
-      new RegExp(`\\b(FROM|JOIN|INTO|UPDATE)\\s+"?${table}"?\\b`, 'i').test(statement),
-    );
-  const unscoped = [...statements].filter(
-    (statement) =>
-      touches(statement) &&
-      !/institution_id/.test(statement) &&
-      !crossTenant.some(({ pattern }) => pattern.test(statement)),
-  );
+  const unscoped = unscopedStatements(statements, await tenantTables(service.db));
   expect(statements.size).toBeGreaterThan(50);
   // The webhook side was audited too: a delivery read and attempts recorded.
   for (const sent of [

@@ -47,7 +47,10 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   const connection = queueConnection(target, 'request');
   const queues = WriteQueues.open(connection, config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS);
   // A connection of its own: a subscribed connection takes no other command.
-  const replies = new ReplyInbox(createRedis(target, 'blocking'), config.QUEUE_PREFIX);
+  const replies = new ReplyInbox(
+    createRedis(target, 'blocking', {}, { shardedSubscribers: true }),
+    config,
+  );
   for (const queue of queues.shards)
     queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   // Subscribed before the first job is queued, so no reply can come first.

@@ -151,7 +151,11 @@ export class WriteGateway {
     try {
       await this.deps.queues
         .for(job.institution.id)
-        .add(WRITE_JOB, { ...job, replyTo: this.deps.replies.channel }, { jobId: job.requestId });
+        .add(
+          WRITE_JOB,
+          { ...job, replyTo: this.deps.replies.channelFor(job.institution.id) },
+          { jobId: job.requestId },
+        );
     } catch (error) {
       waiting.cancel();
       throw error;

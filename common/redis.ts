@@ -1,4 +1,4 @@
-import { Cluster, Redis as SingleRedis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis as SingleRedis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConnectionOptions } from 'bullmq';
 
 /** A connection to the one Redis, or to a Redis Cluster: the commands we send work on either. */
@@ -74,9 +74,15 @@ function roleOptions(role: RedisRole): RedisSettings {
  * while the cluster is unreachable or a slot has no master (the API answers 503); a `blocking`
  * one waits for the cluster to come back, as BullMQ's workers need.
  */
-function createCluster(nodes: ClusterNode[], role: RedisRole, extra: RedisOptions = {}): Cluster {
+function createCluster(
+  nodes: ClusterNode[],
+  role: RedisRole,
+  extra: RedisOptions,
+  clusterExtra: ClusterOptions,
+): Cluster {
   const { retryStrategy: _perNode, ...perNode } = roleOptions(role);
   return new Cluster(nodes, {
+    ...clusterExtra,
     redisOptions: { ...perNode, ...extra },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     enableOfflineQueue: role !== 'request',
@@ -89,11 +95,17 @@ function createCluster(nodes: ClusterNode[], role: RedisRole, extra: RedisOption
   });
 }
 
-export function createRedis(target: RedisTarget, role: RedisRole, extra: RedisOptions = {}): Redis {
+/** `clusterExtra` applies only on a cluster (e.g. `shardedSubscribers` for sharded pub/sub). */
+export function createRedis(
+  target: RedisTarget,
+  role: RedisRole,
+  extra: RedisOptions = {},
+  clusterExtra: ClusterOptions = {},
+): Redis {
   const redis =
     typeof target === 'string'
       ? new SingleRedis({ ...redisOptions(target, role), ...extra })
-      : createCluster(target.cluster, role, extra);
+      : createCluster(target.cluster, role, extra, clusterExtra);
   // Errors surface on the commands that fail; the connection keeps retrying by itself.
   redis.on('error', () => {});
   return redis;

@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { Cluster } from 'ioredis';
 import type { WriteResult } from './commands/runWrite.js';
+import { shardPrefixFor, writeQueueLocations, type QueueSettings } from './queue.js';
 import type { Redis } from './redis.js';
 
 /**
  * A write's outcome goes to the API process that waits for it, and to no other. Each API process
- * subscribes to a channel of its own; a job names that channel (`replyTo`), and the worker
- * publishes the outcome there. No API process reads the outcomes of writes it does not wait for,
- * so adding API processes adds no cost to anyone's writes.
+ * subscribes to channels of its own, one per write shard; a job names the channel of its
+ * institution's shard (`replyTo`), and the worker publishes the outcome there. No API process
+ * reads the outcomes of writes it does not wait for, so adding API processes adds no cost to
+ * anyone's writes.
+ *
+ * On a Redis Cluster the channels are sharded (SSUBSCRIBE/SPUBLISH, Redis 7) and each is in the
+ * slot of its shard's queue: a reply stays on the master that holds the write's queue and
+ * idempotency key, rather than crossing the cluster bus to every master as a plain PUBLISH
+ * does, and it follows the key's settlement on the same connection, so the key is done before
+ * the API can answer. Losing a master loses only its own shard's replies, whose writes have
+ * stopped anyway.
  *
  * Delivery is at most once: a reply to a process that is gone, or whose subscription was down at
  * that moment, is lost. Its waiter then answers 504, and the retry with the same key replays the
@@ -23,30 +33,61 @@ export interface ResultWatch {
 
 /** Sends a job's outcome to its waiter; never fails the job (a lost reply ends in a 504). */
 export function sendReply(redis: Redis, channel: string, reply: Reply): void {
-  void redis.publish(channel, JSON.stringify(reply)).catch(() => {});
+  const message = JSON.stringify(reply);
+  const sent =
+    redis instanceof Cluster ? redis.spublish(channel, message) : redis.publish(channel, message);
+  void sent.catch(() => {});
 }
 
-/** One API process's replies: its channel, and the requests waiting on it. */
+/** One API process's replies: its channels, and the requests waiting on them. */
 export class ReplyInbox {
-  readonly channel: string;
+  private readonly id = randomUUID();
+  private readonly channels: ReadonlySet<string>;
   private readonly waiters = new Map<string, (reply: Reply) => void>();
 
-  /** `subscriber` is a connection of its own: a subscribed connection takes no other command. */
+  /**
+   * `subscriber` is a connection of its own (a subscribed connection takes no other command); on
+   * a cluster, one made with `shardedSubscribers`.
+   */
   constructor(
     private readonly subscriber: Redis,
-    prefix: string,
+    private readonly settings: QueueSettings,
   ) {
-    this.channel = `${prefix}:replies:${randomUUID()}`;
-    subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.channel) return;
+    this.channels = new Set(
+      writeQueueLocations(settings.QUEUE_PREFIX, settings.WRITE_QUEUE_SHARDS).map(({ prefix }) =>
+        this.channelUnder(prefix),
+      ),
+    );
+    subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => {
+      if (!this.channels.has(channel)) return;
       const reply = JSON.parse(message) as Reply;
       this.waiters.get(reply.jobId)?.(reply);
     });
   }
 
-  /** Subscribes; the connection resubscribes by itself after a reconnect. */
+  private get sharded(): boolean {
+    return this.subscriber instanceof Cluster;
+  }
+
+  private channelUnder(shardPrefix: string): string {
+    return `${shardPrefix}:replies:${this.id}`;
+  }
+
+  /** Where the worker answers a write of this institution. */
+  channelFor(institutionId: number): string {
+    return this.channelUnder(shardPrefixFor(this.settings, institutionId));
+  }
+
+  /**
+   * Subscribes (one channel at a time: on a cluster, the channels are in different slots); the
+   * connection resubscribes by itself after a reconnect.
+   */
   async start(): Promise<void> {
-    await this.subscriber.subscribe(this.channel);
+    await Promise.all(
+      [...this.channels].map((channel) =>
+        this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel),
+      ),
+    );
   }
 
   /** Waits for one job's outcome. Call it before adding the job, so no reply can come first. */

@@ -5,6 +5,7 @@
  * no other's; once it is back (empty: it keeps nothing on disk), every retry with the same key
  * replays or completes its write exactly once.
  */
+import { Redis } from 'ioredis';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { writeQueueLocations } from '../common/queue.js';
@@ -93,32 +94,38 @@ const giftIdsWithSubject = (institutionId: number, subject: string) =>
   service.db.anyFirst(sql.type(z.object({ id: z.number() }))`
     SELECT id FROM gifts WHERE institution_id = ${institutionId} AND subject = ${subject}`);
 
-/** Our keys on each master, by SCAN on each (a cluster SCAN sees one node only). */
-async function keysPerMaster(): Promise<number[]> {
-  const { Redis } = await import('ioredis');
+/** `ask` of each master, in the order of `cluster.masters`. */
+function onEachMaster<T>(ask: (node: Redis) => Promise<T>): Promise<T[]> {
   return Promise.all(
     cluster.masters.map(async ({ port }) => {
       const node = new Redis({ port, host: '127.0.0.1' });
       try {
-        let count = 0;
-        let cursor = '0';
-        do {
-          const [next, keys] = await node.scan(
-            cursor,
-            'MATCH',
-            `${service.config.QUEUE_PREFIX}:*`,
-            'COUNT',
-            1000,
-          );
-          count += keys.length;
-          cursor = next;
-        } while (cursor !== '0');
-        return count;
+        return await ask(node);
       } finally {
         node.disconnect();
       }
     }),
   );
+}
+
+/** Our keys on each master, by SCAN on each (a cluster SCAN sees one node only). */
+function keysPerMaster(): Promise<number[]> {
+  return onEachMaster(async (node) => {
+    let count = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(
+        cursor,
+        'MATCH',
+        `${service.config.QUEUE_PREFIX}:*`,
+        'COUNT',
+        1000,
+      );
+      count += keys.length;
+      cursor = next;
+    } while (cursor !== '0');
+    return count;
+  });
 }
 
 test('each shard is on a master of its own, and the writes of many institutions spread over all three', async () => {
@@ -144,6 +151,25 @@ test('each shard is on a master of its own, and the writes of many institutions 
       .join('; ')}\n`,
   );
   for (const count of spread) expect(count).toBeGreaterThan(0);
+});
+
+test("replies travel on sharded channels, each on its shard's master; nothing on the cluster bus", async () => {
+  const pattern = `${service.config.QUEUE_PREFIX}*:replies:*`;
+  const channels = await onEachMaster(async (node) => ({
+    sharded: (await node.call('PUBSUB', 'SHARDCHANNELS', pattern)) as string[],
+    plain: (await node.call('PUBSUB', 'CHANNELS', pattern)) as string[],
+  }));
+  // The one API process: on each master, one sharded channel, under that master's shard.
+  const expected = writeQueueLocations(service.config.QUEUE_PREFIX, SHARDS).map(({ prefix }) => ({
+    port: cluster.masterOf(prefix).port,
+    prefix,
+  }));
+  channels.forEach(({ sharded, plain }, index) => {
+    const shard = expected.find(({ port }) => port === cluster.masters[index]!.port)!;
+    expect(plain).toEqual([]);
+    expect(sharded).toHaveLength(1);
+    expect(sharded[0]!.startsWith(`${shard.prefix}:replies:`)).toBe(true);
+  });
 });
 
 test('a master killed: its shard answers 503 and writes nothing, the others keep writing; once back, every retry writes once', async () => {

@@ -105,9 +105,10 @@ export function createProcessor(deps: ProcessorDeps) {
       result = failure(errors.serviceUnavailable());
     }
     // On one server the settle's command is sent first and the reply after it on the same
-    // connection, so Redis applies them in that order. On a cluster they go to different nodes:
-    // the reply waits for the settle's answer, or a client told 201 who retries at once could
-    // find its key still in flight.
+    // connection, so Redis applies them in that order. On a cluster they go to the same master
+    // (the reply's channel is in the key's slot), but a redirection could retry the settle after
+    // the reply: the reply waits for the settle's answer, or a client told 201 who retries at once
+    // could find its key still in flight.
     const settled = settle(data, result.ok, context);
     if (deps.redis.isCluster) await settled;
     reply({ result });

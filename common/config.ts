@@ -52,6 +52,18 @@ const configSchema = z.object({
       )
       .max(100),
   ),
+  /** The cluster nodes' ACL user (Redis 6+), with REDIS_CLUSTER_PASSWORD; unset: `default`. */
+  REDIS_CLUSTER_USERNAME: z.string().min(1).optional(),
+  /** The cluster nodes' password (`requirepass`, or the ACL user's). */
+  REDIS_CLUSTER_PASSWORD: z.string().min(1).optional(),
+  /**
+   * `true`: every cluster node is reached over TLS, its certificate checked against Node's CAs
+   * (add a private CA with NODE_EXTRA_CA_CERTS).
+   */
+  REDIS_CLUSTER_TLS: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
   /**
    * How many write queues the writes are spread over, by institution; every worker takes jobs
    * from all of them. More than one lets a Redis Cluster share the queue work among its masters.

@@ -18,7 +18,13 @@ export interface ClusterNode {
  * Where Redis is: `REDIS_URL` (one server), or `REDIS_CLUSTER_NODES` (a Redis Cluster, given by
  * some of its nodes; the client learns the rest from them), which wins when both are set.
  */
-export type RedisTarget = string | { cluster: ClusterNode[] };
+export type RedisTarget = string | ClusterTarget;
+
+export interface ClusterTarget {
+  cluster: ClusterNode[];
+  /** How every node is reached: credentials and TLS, the same for all. */
+  nodeOptions: Pick<RedisOptions, 'username' | 'password' | 'tls'>;
+}
 
 export type RedisRole = 'request' | 'blocking';
 
@@ -26,8 +32,19 @@ export type RedisRole = 'request' | 'blocking';
 export function redisTargetOf(config: {
   REDIS_URL?: string | undefined;
   REDIS_CLUSTER_NODES: readonly ClusterNode[];
+  REDIS_CLUSTER_USERNAME?: string | undefined;
+  REDIS_CLUSTER_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_TLS?: boolean;
 }): RedisTarget {
-  if (config.REDIS_CLUSTER_NODES.length) return { cluster: [...config.REDIS_CLUSTER_NODES] };
+  if (config.REDIS_CLUSTER_NODES.length)
+    return {
+      cluster: [...config.REDIS_CLUSTER_NODES],
+      nodeOptions: {
+        ...(config.REDIS_CLUSTER_USERNAME ? { username: config.REDIS_CLUSTER_USERNAME } : {}),
+        ...(config.REDIS_CLUSTER_PASSWORD ? { password: config.REDIS_CLUSTER_PASSWORD } : {}),
+        ...(config.REDIS_CLUSTER_TLS ? { tls: {} } : {}),
+      },
+    };
   if (!config.REDIS_URL) throw new Error('REDIS_URL or REDIS_CLUSTER_NODES must be set');
   return config.REDIS_URL;
 }
@@ -75,15 +92,15 @@ function roleOptions(role: RedisRole): RedisSettings {
  * one waits for the cluster to come back, as BullMQ's workers need.
  */
 function createCluster(
-  nodes: ClusterNode[],
+  target: ClusterTarget,
   role: RedisRole,
   extra: RedisOptions,
   clusterExtra: ClusterOptions,
 ): Cluster {
   const { retryStrategy: _perNode, ...perNode } = roleOptions(role);
-  return new Cluster(nodes, {
+  return new Cluster(target.cluster, {
     ...clusterExtra,
-    redisOptions: { ...perNode, ...extra },
+    redisOptions: { ...perNode, ...target.nodeOptions, ...extra },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     enableOfflineQueue: role !== 'request',
     // A command for a slot whose master is unreachable is tried again every 100 ms while the
@@ -105,7 +122,7 @@ export function createRedis(
   const redis =
     typeof target === 'string'
       ? new SingleRedis({ ...redisOptions(target, role), ...extra })
-      : createCluster(target.cluster, role, extra, clusterExtra);
+      : createCluster(target, role, extra, clusterExtra);
   // Errors surface on the commands that fail; the connection keeps retrying by itself.
   redis.on('error', () => {});
   return redis;

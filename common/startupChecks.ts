@@ -80,23 +80,59 @@ async function checkPostgres(databaseUrl: string): Promise<void> {
   }
 }
 
+/** One server, or one node of the cluster, as the service reaches it; no retries. */
+function singleConnection(target: RedisTarget): Redis {
+  const options =
+    typeof target === 'string'
+      ? redisOptions(target, 'request')
+      : { ...target.cluster[0]!, ...target.nodeOptions };
+  return new Redis({
+    ...options,
+    connectTimeout: TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
+}
+
+/**
+ * What a refused connection most likely needs, from the error of one node: a cluster client says
+ * only that no node was available.
+ */
+function hintFor(target: RedisTarget, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cluster = typeof target !== 'string';
+  if (/WRONGPASS|NOAUTH|invalid username-password/i.test(message))
+    return cluster
+      ? 'it refused the credentials: set REDIS_CLUSTER_PASSWORD (and REDIS_CLUSTER_USERNAME for an ACL user)'
+      : 'it refused the credentials: put the user and password in REDIS_URL (redis://user:password@host:port)';
+  if (/certificate|self.signed|CERT_|SSL|TLS|EPROTO/i.test(message + codeOf(error)))
+    return 'its TLS certificate is not trusted: add the CA that signed it with NODE_EXTRA_CA_CERTS, or check the host name';
+  if (/Connection is closed|ECONNRESET|socket hang up/i.test(message + codeOf(error)))
+    return cluster
+      ? 'it closed the connection: if the nodes speak TLS only, set REDIS_CLUSTER_TLS=true'
+      : 'it closed the connection: if it speaks TLS only, use a rediss:// URL';
+  return `start it, or set ${cluster ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'} to one that runs`;
+}
+
 async function checkRedis(target: RedisTarget): Promise<void> {
   const where = describeRedisTarget(target);
   // A cluster answers once it knows its slots; CLUSTER INFO says whether they are all served.
   const redis =
     typeof target === 'string'
-      ? new Redis({
-          ...redisOptions(target, 'request'),
-          connectTimeout: TIMEOUT_MS,
-          retryStrategy: () => null,
-          lazyConnect: true,
-        })
+      ? singleConnection(target)
       : new Cluster(target.cluster, {
-          redisOptions: { connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 1 },
+          redisOptions: {
+            ...target.nodeOptions,
+            connectTimeout: TIMEOUT_MS,
+            maxRetriesPerRequest: 1,
+          },
           clusterRetryStrategy: () => null,
           lazyConnect: true,
         });
-  redis.on('error', () => {});
+  // A refused connection, AUTH or TLS handshake is emitted; the command sees a closed socket.
+  let emitted: unknown;
+  redis.on('error', (error: unknown) => (emitted ??= error));
   try {
     await redis.connect();
     if (redis instanceof Cluster) {
@@ -110,8 +146,22 @@ async function checkRedis(target: RedisTarget): Promise<void> {
     }
   } catch (error) {
     if (error instanceof StartupError) throw error;
+    // A cluster's own error names no cause: ask its first node alone for one.
+    let cause = emitted ?? error;
+    if (redis instanceof Cluster) {
+      const node = singleConnection(target);
+      let nodeEmitted: unknown;
+      node.on('error', (nodeError: unknown) => (nodeEmitted ??= nodeError));
+      cause = await node
+        .connect()
+        .then(() => node.ping())
+        .then(() => error)
+        .catch((nodeError: unknown) => nodeEmitted ?? nodeError)
+        .finally(() => node.disconnect());
+    }
+    const reason = codeOf(cause) || (cause as Error).message;
     throw new StartupError(
-      `Redis at ${where} does not answer (${codeOf(error) || (error as Error).message}): start it, or set ${typeof target === 'string' ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES'} to one that runs.`,
+      `Redis at ${where} does not answer (${reason}): ${hintFor(target, cause)}.`,
     );
   } finally {
     redis.disconnect();

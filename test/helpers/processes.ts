@@ -34,6 +34,13 @@ export const configEnv = (
         REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map(
           ({ host, port }) => `${host}:${port}`,
         ).join(','),
+        ...(config.REDIS_CLUSTER_USERNAME
+          ? { REDIS_CLUSTER_USERNAME: config.REDIS_CLUSTER_USERNAME }
+          : {}),
+        ...(config.REDIS_CLUSTER_PASSWORD
+          ? { REDIS_CLUSTER_PASSWORD: config.REDIS_CLUSTER_PASSWORD }
+          : {}),
+        REDIS_CLUSTER_TLS: String(config.REDIS_CLUSTER_TLS),
       }
     : {}),
   WRITE_QUEUE_SHARDS: String(config.WRITE_QUEUE_SHARDS),

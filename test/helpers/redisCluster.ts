@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,17 @@ export interface LocalRedisCluster {
  * be killed and restarted), with an even split of the slots as `redis-cli --cluster create`
  * makes. `cluster-require-full-coverage no`: the live masters keep serving while one is down.
  */
-export async function startRedisCluster(count = 3): Promise<LocalRedisCluster> {
+export interface ClusterSecurity {
+  /** `requirepass` (and `masterauth`) on every node. */
+  password?: string;
+  /** TLS only, with this certificate and key, signed by `ca` (client certificates not asked). */
+  tls?: { cert: string; key: string; ca: string };
+}
+
+export async function startRedisCluster(
+  count = 3,
+  security: ClusterSecurity = {},
+): Promise<LocalRedisCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dgs-redis-cluster-'));
   const masters: ClusterMaster[] = [];
   for (let index = 0; index < count; index++) {
@@ -58,7 +69,18 @@ export async function startRedisCluster(count = 3): Promise<LocalRedisCluster> {
     master.process = spawn(
       'redis-server',
       [
-        ...['--port', String(master.port), '--bind', '127.0.0.1', '--dir', dir],
+        ...(security.tls
+          ? [
+              ...['--port', '0', '--tls-port', String(master.port)],
+              ...['--tls-cert-file', security.tls.cert, '--tls-key-file', security.tls.key],
+              ...['--tls-ca-cert-file', security.tls.ca, '--tls-cluster', 'yes'],
+              ...['--tls-auth-clients', 'no'],
+            ]
+          : ['--port', String(master.port)]),
+        ...(security.password
+          ? ['--requirepass', security.password, '--masterauth', security.password]
+          : []),
+        ...['--bind', '127.0.0.1', '--dir', dir],
         ...['--cluster-enabled', 'yes', '--cluster-port', String(master.busPort)],
         ...['--cluster-config-file', `nodes-${master.port}.conf`],
         ...['--cluster-node-timeout', '1000', '--cluster-require-full-coverage', 'no'],
@@ -69,7 +91,13 @@ export async function startRedisCluster(count = 3): Promise<LocalRedisCluster> {
     await waitForPort(master.port);
   };
   const client = (master: ClusterMaster) =>
-    new Redis({ port: master.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    new Redis({
+      port: master.port,
+      host: '127.0.0.1',
+      maxRetriesPerRequest: 1,
+      ...(security.password ? { password: security.password } : {}),
+      ...(security.tls ? { tls: { ca: readFileSync(security.tls.ca) } } : {}),
+    });
   const onEach = async <T>(fn: (redis: Redis, master: ClusterMaster) => Promise<T>) => {
     const results: T[] = [];
     for (const master of masters) {

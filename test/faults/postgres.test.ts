@@ -23,7 +23,12 @@ describe("Postgres terminating every connection of the service's database, repea
     stream.start();
     await stream.progress(30);
 
-    const admin = new pg.Client({ connectionString: rig.service.config.DATABASE_URL });
+    // As an operator would, on the server directly: the service's own login need not be allowed
+    // to end other sessions.
+    const admin = new pg.Client({
+      connectionString:
+        rig.service.config.DATABASE_MIGRATION_URL ?? rig.service.config.DATABASE_URL,
+    });
     await admin.connect();
     try {
       for (let round = 0; round < 12; round += 1) {

@@ -14,7 +14,7 @@ import {
 } from '../common/redis.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
-import { RevocationListener } from '../common/auth/revocationListener.js';
+import { probeThrough, RevocationListener } from '../common/auth/revocationListener.js';
 import { WriteGateway } from './writeGateway.js';
 import { WorkerPresence } from '../common/workerPresence.js';
 import { pinToday } from '../common/clock.js';
@@ -73,6 +73,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL,
     recentKeys,
     logger,
+    probeThrough(pool),
   );
   if (config.API_KEY_CACHE_SECONDS > 0) revocations.start();
   const workers = new WorkerPresence(redis, config);

@@ -125,3 +125,34 @@ describe('revocation while the API cannot listen for it', () => {
     expect((await service.call('GET', '/api/v1/gifts')).status).toBe(200);
   });
 });
+
+describe('revocation while the API listens where nothing it writes is announced', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    // LISTEN works on the server's other database, but the service's revocations are announced in
+    // its own: as through a transaction pooler, the connection would hear nothing.
+    service = await startTestService({
+      API_KEY_CACHE_SECONDS: '300',
+      DATABASE_MIGRATION_URL: process.env.TEST_DATABASE_URL!,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  test('the probe never arrives, so reads ask Postgres every time and a revoked key is refused at once', async () => {
+    const listeners = async () =>
+      service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
+        SELECT count(*)::int AS count FROM pg_stat_activity
+        WHERE application_name = 'dgs-api-revocations' AND datname <> current_database()`);
+    // LISTEN took effect on the other database; its probe, sent where the service writes, never
+    // arrives, so the API lets that connection go (and tries again in 30 s) instead of trusting it.
+    await waitFor(async () => (await listeners()) > 0, 5_000, 'the API to listen elsewhere');
+    await waitFor(async () => (await listeners()) === 0, 8_000, 'the API to give up on it');
+    const key = await insertApiKey(service.db, service.tenant.institutionId);
+    expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
+    await revokeApiKey(service.db, key.id);
+    expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(401);
+    expect((await service.call('GET', '/api/v1/gifts')).status).toBe(200);
+  });
+});

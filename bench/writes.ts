@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
-import { createRedis } from '../common/redis.js';
+import { createRedis, deleteMatching } from '../common/redis.js';
 import { cpuPerRequest, cpuSecondsOf, readCpu } from './cpuTime.js';
 import { freePort, spawnProcess, stop, until } from './processes.js';
 import { createScratchDatabase } from './scratch.js';
@@ -329,11 +329,12 @@ async function main() {
   } finally {
     await Promise.all(children.filter((child) => child.exitCode === null).map(stop));
     await pool.end();
-    const redis = createRedis(redisUrl, 'blocking');
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
     await scratch.drop();
+    // The service's keys and the naive queue's (`<prefix>-naive`), by SCAN: a run can leave more
+    // keys than one DEL can take as arguments.
+    const redis = createRedis(redisUrl, 'blocking');
+    await deleteMatching(redis, `${prefix}*`);
+    redis.disconnect();
   }
 }
 

@@ -109,11 +109,13 @@ test('creates committed together each get their own record; a refused one and a 
   await revokeUnannounced(service.db, doomed.id);
 
   const keys = Array.from({ length: 10 }, (_, index) => `together-${index}`);
+  // The refused creates' keys sort between the others' (a batch runs in key order), so each
+  // committed create after them must still be matched to its own inserted row.
   const [accepted, foreign, revoked] = await behindAHeldRow(keys.length + 3, () =>
     Promise.all([
       Promise.all(keys.map((key) => postGift(key, donorId))),
-      postGift('together-foreign', otherDonorId),
-      postGift('together-revoked', donorId, doomed.key),
+      postGift('together-3-foreign', otherDonorId),
+      postGift('together-6-revoked', donorId, doomed.key),
     ]),
   );
 
@@ -134,10 +136,10 @@ test('creates committed together each get their own record; a refused one and a 
   });
   expect(revoked.status).toBe(401);
   expect(revoked.body.error?.code).toBe('invalid_api_key');
-  expect(await receiptText('together-foreign')).toBeNull();
-  expect(await receiptText('together-revoked')).toBeNull();
-  expect(await giftsWithSubject('together-foreign')).toBe(0);
-  expect(await giftsWithSubject('together-revoked')).toBe(0);
+  expect(await receiptText('together-3-foreign')).toBeNull();
+  expect(await receiptText('together-6-revoked')).toBeNull();
+  expect(await giftsWithSubject('together-3-foreign')).toBe(0);
+  expect(await giftsWithSubject('together-6-revoked')).toBe(0);
   expect(await service.count('gifts', other.institutionId)).toBe(0);
   expect(await count(sql.fragment`SELECT 1 FROM gifts WHERE subject LIKE 'together-%'`)).toBe(
     keys.length,

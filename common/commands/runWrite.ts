@@ -1,5 +1,5 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
-import { liveKey, revokedKey } from '../auth/liveKey.js';
+import { revokedKey } from '../auth/liveKey.js';
 import { ApiError, errors, type ErrorBody } from '../errors.js';
 import { previousAttributes, writeEventOf } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
@@ -158,7 +158,7 @@ async function commitInOneStatement(
   try {
     const item: ReceiptedCreate = {
       create,
-      guard: liveKey(job.apiKeyId),
+      apiKeyId: job.apiKeyId,
       receipt,
       fingerprint: job.fingerprint,
       ttlSeconds: options.idempotencyTtlSeconds,

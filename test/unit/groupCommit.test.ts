@@ -10,7 +10,7 @@ import { GroupCommit } from '../../worker/groupCommit.js';
 
 const create = (key: string, institutionId = 1): ReceiptedCreate => ({
   create: { insert: () => sql.fragment``, fields: {}, present: () => ({}), path: '/api/v1/gifts' },
-  guard: sql.fragment`true`,
+  apiKeyId: 'key_1',
   receipt: { institutionId, source: 'client', key },
   fingerprint: `fp-${key}`,
   ttlSeconds: 60,

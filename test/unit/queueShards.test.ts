@@ -65,6 +65,7 @@ describe('configuration', () => {
         { host: '127.0.0.1', port: 7101 },
         { host: 'redis-2.internal', port: 7102 },
       ],
+      nodeOptions: {},
     });
     expect(config.WRITE_QUEUE_SHARDS).toBe(1);
     expect(redisTargetOf(loadConfig({ ...base, REDIS_URL: 'redis://r:6379' }))).toBe(
@@ -72,8 +73,26 @@ describe('configuration', () => {
     );
   });
 
+  test("the cluster's credentials and TLS apply to every node", () => {
+    const config = loadConfig({
+      ...base,
+      REDIS_CLUSTER_NODES: 'redis-1.internal:6379',
+      REDIS_CLUSTER_USERNAME: 'dgs',
+      REDIS_CLUSTER_PASSWORD: 's3cret',
+      REDIS_CLUSTER_TLS: 'true',
+    });
+    expect(redisTargetOf(config)).toEqual({
+      cluster: [{ host: 'redis-1.internal', port: 6379 }],
+      nodeOptions: { username: 'dgs', password: 's3cret', tls: {} },
+    });
+  });
+
   test.each([
     [{}, 'Invalid configuration: REDIS_URL is required'],
+    [
+      { REDIS_CLUSTER_NODES: '127.0.0.1:7000', REDIS_CLUSTER_TLS: 'yes' },
+      'Invalid configuration: REDIS_CLUSTER_TLS must be true or false',
+    ],
     [
       { REDIS_CLUSTER_NODES: '127.0.0.1' },
       'Invalid configuration: REDIS_CLUSTER_NODES must be host:port pairs, comma-separated',

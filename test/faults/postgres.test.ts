@@ -50,6 +50,8 @@ describe("Postgres terminating every connection of the service's database, repea
     console.log(summary('Postgres terminate', report) + `, ${terminated} backends terminated`);
   });
   afterAll(async () => {
+    // Stopped here too, should the fault fail half-way: clients left running keep Jest alive.
+    await stream?.stop();
     await rig?.close();
   });
 

@@ -112,7 +112,12 @@ describe('Redis failing one API process at a chosen command (a proxy in front of
 
   beforeAll(async () => {
     await proxy.start();
-    rig = await startRig({ apiEnv: { REDIS_URL: proxy.url }, superviseApi: true });
+    // The workers on the shared Redis directly (not a cluster, when the suite runs on one).
+    rig = await startRig({
+      env: { REDIS_URL: shared.toString() },
+      apiEnv: { REDIS_URL: proxy.url },
+      superviseApi: true,
+    });
   });
   beforeEach(async () => {
     // Every connection of the API is up and BullMQ's scripts are loaded before the fault.

@@ -2,14 +2,15 @@
 // worker killed between a write's commit and its delivery, Redis restarted while events commit.
 // Every receiver is a real HTTP server on loopback that verifies each delivery with the Standard
 // Webhooks library; the checks are what it saw and what the deliveries list and table say.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { redisOptions } from '../../common/redis.js';
+import { redisTargetOf } from '../../common/redis.js';
 import { deliveryQueueLocation } from '../../common/webhooks/queue.js';
 import { startTestService, type TestService } from '../helpers/harness.js';
 import { RedisServer } from '../helpers/processes.js';
 import { sleep, waitFor } from '../helpers/wait.js';
+import { openQueue } from '../helpers/writeQueue.js';
 import { startRig, type Rig } from './faultKit.js';
 import { WebhookReceiver } from './webhookReceiver.js';
 
@@ -216,8 +217,7 @@ describe('the delivering worker killed with SIGKILL between the commit and the d
     // Attempts wait far longer than the test: the ones under way hang until the kill.
     rig = await startRig({ env: { ...webhookEnv(receiver), WEBHOOK_TIMEOUT_MS: '60000' } });
     const { config } = rig.service;
-    const { name, prefix } = deliveryQueueLocation(config.QUEUE_PREFIX);
-    queue = new Queue(name, { connection: redisOptions(config.REDIS_URL!, 'blocking'), prefix });
+    queue = openQueue(deliveryQueueLocation(config.QUEUE_PREFIX), redisTargetOf(config));
     receiver.answer = 'hang';
     endpoint = await createEndpoint(rig.service, receiver.url, ['gift.created']);
 

@@ -1,7 +1,6 @@
-import { Queue, QueueEvents } from 'bullmq';
+import type { Queue, QueueEvents } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../../common/idempotency/lock.js';
-import { redisOptions } from '../../common/redis.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
   heldJobs,
@@ -15,8 +14,7 @@ import {
   type Rig,
 } from './faultKit.js';
 import { RedisProxy } from './redisProxy.js';
-import { writeQueueLocationFor } from '../../common/queue.js';
-import { openWriteQueue } from '../helpers/writeQueue.js';
+import { openWriteQueue, openWriteQueueEvents } from '../helpers/writeQueue.js';
 
 type Body = Record<string, unknown> & { id: number };
 
@@ -83,15 +81,7 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
   beforeAll(async () => {
     rig = await startRig({ env: { WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS) } });
     const { db, config } = rig.service;
-    const writes = writeQueueLocationFor(
-      config.QUEUE_PREFIX,
-      config.WRITE_QUEUE_SHARDS,
-      rig.service.tenant.institutionId,
-    );
-    events = new QueueEvents(writes.name, {
-      connection: redisOptions(config.REDIS_URL!, 'blocking'),
-      prefix: writes.prefix,
-    });
+    events = openWriteQueueEvents(config, rig.service.tenant.institutionId);
     events.on('stalled', ({ jobId }) => stalled.push(jobId));
     await events.waitUntilReady();
     const stream = rig.stream('sigstop');

@@ -1,6 +1,7 @@
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import type { Config } from '../../common/config.js';
 import { writeQueueLocationFor, writeQueueLocations } from '../../common/queue.js';
+import type { QueueLocation } from '../../common/queueShards.js';
 import {
   closeQueueConnection,
   queueConnection,
@@ -9,28 +10,53 @@ import {
 } from '../../common/redis.js';
 
 /**
- * A BullMQ handle on the write queue an institution's jobs go to (its shard's, when
- * WRITE_QUEUE_SHARDS > 1), for tests that look at or add jobs. `close()` also closes the cluster
- * client BullMQ shares but does not own.
+ * A BullMQ handle on any of the service's queues, on one Redis or a cluster as the target says.
+ * `close()` also closes the cluster client BullMQ shares but does not own.
  */
-export function openWriteQueue(
-  config: Config,
-  institutionId: number,
-  target: RedisTarget = redisTargetOf(config),
-): Queue {
-  const { name, prefix } = writeQueueLocationFor(
-    config.QUEUE_PREFIX,
-    config.WRITE_QUEUE_SHARDS,
-    institutionId,
-  );
+export function openQueue(location: QueueLocation, target: RedisTarget): Queue {
   const connection = queueConnection(target, 'blocking');
-  const queue = new Queue(name, { connection, prefix });
+  const queue = new Queue(location.name, { connection, prefix: location.prefix });
   const close = queue.close.bind(queue);
   queue.close = async () => {
     await close();
     closeQueueConnection(connection);
   };
   return queue;
+}
+
+/**
+ * A BullMQ handle on the write queue an institution's jobs go to (its shard's, when
+ * WRITE_QUEUE_SHARDS > 1), for tests that look at or add jobs.
+ */
+export function openWriteQueue(
+  config: Config,
+  institutionId: number,
+  target: RedisTarget = redisTargetOf(config),
+): Queue {
+  return openQueue(
+    writeQueueLocationFor(config.QUEUE_PREFIX, config.WRITE_QUEUE_SHARDS, institutionId),
+    target,
+  );
+}
+
+/**
+ * The event stream of the write queue an institution's jobs go to. It blocks on its connection,
+ * so it has one of its own (on a cluster too), closed with it.
+ */
+export function openWriteQueueEvents(config: Config, institutionId: number): QueueEvents {
+  const { name, prefix } = writeQueueLocationFor(
+    config.QUEUE_PREFIX,
+    config.WRITE_QUEUE_SHARDS,
+    institutionId,
+  );
+  const connection = queueConnection(redisTargetOf(config), 'blocking');
+  const events = new QueueEvents(name, { connection, prefix });
+  const close = events.close.bind(events);
+  events.close = async () => {
+    await close();
+    closeQueueConnection(connection);
+  };
+  return events;
 }
 
 /**

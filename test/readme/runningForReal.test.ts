@@ -64,8 +64,19 @@ test('the "Running it for real" blocks run as written and the call answers', asy
   const blocks = shellBlocksAfter('### Running it for real');
   expect(blocks.length).toBeGreaterThanOrEqual(2);
   const port = await freePort();
+  // A reader's shell: none of the settings that point the suite's own services somewhere (CI
+  // sets DATABASE_MIGRATION_URL, for one, which the blocks' `npm run dev` would migrate instead).
+  const {
+    DATABASE_URL: _database,
+    DATABASE_MIGRATION_URL: _migrations,
+    DATABASE_READ_URL: _replica,
+    REDIS_URL: _redis,
+    REDIS_CLUSTER_NODES: _cluster,
+    WRITE_QUEUE_SHARDS: _shards,
+    ...shell
+  } = process.env;
   const env = {
-    ...process.env,
+    ...shell,
     PORT: String(port),
     QUEUE_PREFIX: `dgs-readme-${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: 'warn',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '../json.js';
 import type { WriteRequest } from '../commands/command.js';
 
@@ -7,9 +7,12 @@ import type { WriteRequest } from '../commands/command.js';
  * the body in canonical form, so key order and whitespace do not matter but values do.
  */
 export function fingerprintOf(commandName: string, request: WriteRequest): string {
-  return createHash('sha256')
-    .update(canonicalJson({ command: commandName, params: request.params, body: request.body }))
-    .digest('base64url');
+  // The one-shot hash: a Hash object per write cost twice as much, on every write's hot path.
+  return hash(
+    'sha256',
+    canonicalJson({ command: commandName, params: request.params, body: request.body }),
+    'base64url',
+  );
 }
 
 /** interface.md §8: 1 to 255 printable ASCII characters. */

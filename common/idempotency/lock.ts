@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { shardPrefixFor, type QueueSettings } from '../queue.js';
 import type { Redis } from '../redis.js';
 
@@ -34,7 +34,7 @@ export const lockKeyFor = (
   institutionId: number,
   idempotencyKey: string,
 ) =>
-  `${shardPrefixFor(settings, institutionId)}:idempotency-lock:${institutionId}:${createHash('sha256').update(idempotencyKey).digest('base64url')}`;
+  `${shardPrefixFor(settings, institutionId)}:idempotency-lock:${institutionId}:${hash('sha256', idempotencyKey, 'base64url')}`;
 
 const IN_FLIGHT = 'inflight:';
 const DONE = 'done:';

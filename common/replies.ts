@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { WriteResult } from './commands/runWrite.js';
-import { shardPrefixFor, writeQueueLocations, type QueueSettings } from './queue.js';
+import { writeQueueLocations, type QueueSettings } from './queue.js';
+import { shardOf } from './queueShards.js';
 import type { Redis } from './redis.js';
 
 /**
@@ -42,7 +43,8 @@ export function sendReply(redis: Redis, channel: string, reply: Reply): void {
 /** One API process's replies: its channels, and the requests waiting on them. */
 export class ReplyInbox {
   private readonly id = randomUUID();
-  private readonly channels: ReadonlySet<string>;
+  /** This process's channel in each write shard, by shard index. */
+  private readonly channels: readonly string[];
   private readonly waiters = new Map<string, (reply: Reply) => void>();
 
   /**
@@ -51,15 +53,14 @@ export class ReplyInbox {
    */
   constructor(
     private readonly subscriber: Redis,
-    private readonly settings: QueueSettings,
+    settings: QueueSettings,
   ) {
-    this.channels = new Set(
-      writeQueueLocations(settings.QUEUE_PREFIX, settings.WRITE_QUEUE_SHARDS).map(({ prefix }) =>
-        this.channelUnder(prefix),
-      ),
+    this.channels = writeQueueLocations(settings.QUEUE_PREFIX, settings.WRITE_QUEUE_SHARDS).map(
+      ({ prefix }) => `${prefix}:replies:${this.id}`,
     );
+    const ours = new Set(this.channels);
     subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => {
-      if (!this.channels.has(channel)) return;
+      if (!ours.has(channel)) return;
       const reply = JSON.parse(message) as Reply;
       this.waiters.get(reply.jobId)?.(reply);
     });
@@ -69,13 +70,9 @@ export class ReplyInbox {
     return this.subscriber instanceof Cluster;
   }
 
-  private channelUnder(shardPrefix: string): string {
-    return `${shardPrefix}:replies:${this.id}`;
-  }
-
-  /** Where the worker answers a write of this institution. */
+  /** Where the worker answers a write of this institution: the channel in its shard. */
   channelFor(institutionId: number): string {
-    return this.channelUnder(shardPrefixFor(this.settings, institutionId));
+    return this.channels[shardOf(institutionId, this.channels.length)]!;
   }
 
   /**
@@ -84,7 +81,7 @@ export class ReplyInbox {
    */
   async start(): Promise<void> {
     await Promise.all(
-      [...this.channels].map((channel) =>
+      this.channels.map((channel) =>
         this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel),
       ),
     );

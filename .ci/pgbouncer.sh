@@ -7,6 +7,7 @@
 #
 #   PGBOUNCER_PORT  where it listens (default 6432)
 #   PGBOUNCER_DIR   its config, pid and log (default /tmp/dgs-pgbouncer)
+#   PGBOUNCER_USERS the users it lets in, space-separated (default postgres)
 set -euo pipefail
 
 port="${PGBOUNCER_PORT:-6432}"
@@ -26,8 +27,8 @@ fi
 mkdir -p "$dir"
 # PgBouncer refuses to run as root; the server's own user runs it.
 chown postgres "$dir"
-# postgres for the tests' own connections, dgs_service for the service's (.ci/run's statement audit).
-printf '"postgres" ""\n"dgs_service" ""\n' >"$dir/userlist.txt"
+# The users it lets in (trust auth): PGBOUNCER_USERS, space-separated (default postgres).
+for user in ${PGBOUNCER_USERS:-postgres}; do printf '"%s" ""\n' "$user"; done >"$dir/userlist.txt"
 cat >"$dir/pgbouncer.ini" <<INI
 [databases]
 ; Any database name, on the server the tests use. The server connection sets the timeouts the

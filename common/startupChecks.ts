@@ -115,57 +115,64 @@ function hintFor(target: RedisTarget, error: unknown): string {
   return `start it, or set ${cluster ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'} to one that runs`;
 }
 
-async function checkRedis(target: RedisTarget): Promise<void> {
-  const where = describeRedisTarget(target);
-  // A cluster answers once it knows its slots; CLUSTER INFO says whether they are all served.
-  const redis =
-    typeof target === 'string'
-      ? singleConnection(target)
-      : new Cluster(target.cluster, {
-          redisOptions: {
-            ...target.nodeOptions,
-            connectTimeout: TIMEOUT_MS,
-            maxRetriesPerRequest: 1,
-          },
-          clusterRetryStrategy: () => null,
-          lazyConnect: true,
-        });
-  // A refused connection, AUTH or TLS handshake is emitted; the command sees a closed socket.
+/**
+ * Runs `attempt` on a connection; null if it succeeds, else what went wrong: the first error the
+ * connection emitted (a refused connection, AUTH or TLS handshake: the command itself sees only a
+ * closed socket), or the attempt's own. Disconnects either way.
+ */
+async function failureOf(redis: Redis | Cluster, attempt: () => Promise<void>): Promise<unknown> {
   let emitted: unknown;
   redis.on('error', (error: unknown) => (emitted ??= error));
   try {
-    await redis.connect();
-    if (redis instanceof Cluster) {
-      const info = String(await redis.cluster('INFO'));
-      if (!/cluster_state:ok/.test(info))
-        throw new StartupError(
-          `Redis Cluster at ${where} is not serving all its slots (cluster_state is not ok): check its masters, or set REDIS_CLUSTER_NODES to one that runs.`,
-        );
-    } else {
-      await redis.ping();
-    }
+    await attempt();
+    return null;
   } catch (error) {
-    if (error instanceof StartupError) throw error;
-    // A cluster's own error names no cause: ask its first node alone for one.
-    let cause = emitted ?? error;
-    if (redis instanceof Cluster) {
-      const node = singleConnection(target);
-      let nodeEmitted: unknown;
-      node.on('error', (nodeError: unknown) => (nodeEmitted ??= nodeError));
-      cause = await node
-        .connect()
-        .then(() => node.ping())
-        .then(() => error)
-        .catch((nodeError: unknown) => nodeEmitted ?? nodeError)
-        .finally(() => node.disconnect());
-    }
-    const reason = codeOf(cause) || (cause as Error).message;
-    throw new StartupError(
-      `Redis at ${where} does not answer (${reason}): ${hintFor(target, cause)}.`,
-    );
+    return error instanceof StartupError ? error : (emitted ?? error);
   } finally {
     redis.disconnect();
   }
+}
+
+async function checkRedis(target: RedisTarget): Promise<void> {
+  const where = describeRedisTarget(target);
+  let failure: unknown;
+  if (typeof target === 'string') {
+    const redis = singleConnection(target);
+    failure = await failureOf(redis, async () => {
+      await redis.connect();
+      await redis.ping();
+    });
+  } else {
+    const cluster = new Cluster(target.cluster, {
+      redisOptions: { ...target.nodeOptions, connectTimeout: TIMEOUT_MS, maxRetriesPerRequest: 1 },
+      clusterRetryStrategy: () => null,
+      lazyConnect: true,
+    });
+    // A cluster answers once it knows its slots; CLUSTER INFO says whether they are all served.
+    failure = await failureOf(cluster, async () => {
+      await cluster.connect();
+      if (!/cluster_state:ok/.test(String(await cluster.cluster('INFO'))))
+        throw new StartupError(
+          `Redis Cluster at ${where} is not serving all its slots (cluster_state is not ok): check its masters, or set REDIS_CLUSTER_NODES to one that runs.`,
+        );
+    });
+    // The cluster client's own error names no cause ("None of startup nodes is available"): ask
+    // its first node alone for one.
+    if (failure && !(failure instanceof StartupError)) {
+      const node = singleConnection(target);
+      failure =
+        (await failureOf(node, async () => {
+          await node.connect();
+          await node.ping();
+        })) ?? failure;
+    }
+  }
+  if (failure === null) return;
+  if (failure instanceof StartupError) throw failure;
+  const reason = codeOf(failure) || (failure as Error).message;
+  throw new StartupError(
+    `Redis at ${where} does not answer (${reason}): ${hintFor(target, failure)}.`,
+  );
 }
 
 /** Both stores answer and the database holds every migration; else a StartupError. */

@@ -148,7 +148,7 @@ describe('revocation while the API listens where nothing it writes is announced'
     // LISTEN took effect on the other database; its probe, sent where the service writes, never
     // arrives, so the API lets that connection go (and tries again in 30 s) instead of trusting it.
     await waitFor(async () => (await listeners()) > 0, 5_000, 'the API to listen elsewhere');
-    await waitFor(async () => (await listeners()) === 0, 8_000, 'the API to give up on it');
+    await waitFor(async () => (await listeners()) === 0, 15_000, 'the API to give up on it');
     const key = await insertApiKey(service.db, service.tenant.institutionId);
     expect((await service.call('GET', '/api/v1/gifts', { key: key.key })).status).toBe(200);
     await revokeApiKey(service.db, key.id);

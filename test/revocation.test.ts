@@ -141,10 +141,12 @@ describe('revocation while the API listens where nothing it writes is announced'
   });
 
   test('the probe never arrives, so reads ask Postgres every time and a revoked key is refused at once', async () => {
+    // Only this API's listener: other files' services listen on databases of their own.
+    const elsewhere = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
     const listeners = async () =>
       service.db.oneFirst(sql.type(z.object({ count: z.number() }))`
         SELECT count(*)::int AS count FROM pg_stat_activity
-        WHERE application_name = 'dgs-api-revocations' AND datname <> current_database()`);
+        WHERE application_name = 'dgs-api-revocations' AND datname = ${elsewhere}`);
     // LISTEN took effect on the other database; its probe, sent where the service writes, never
     // arrives, so the API lets that connection go (and tries again in 30 s) instead of trusting it.
     await waitFor(async () => (await listeners()) > 0, 5_000, 'the API to listen elsewhere');

@@ -39,3 +39,34 @@ export function onShutdown(
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
+
+/** How long a BullMQ worker may take to close; under SHUTDOWN_GRACE_MS, with room for the rest. */
+export const WORKER_CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Closes a BullMQ worker: it takes no new job and lets the ones it runs finish. BullMQ's close
+ * waits for its blocking connection to end, which never happens while that connection is between
+ * two reconnection attempts, as after a Redis restart moments before (taskforcesh/bullmq#4656).
+ * Such a close is given up after `graceMs`, and the worker's connections are dropped, so that
+ * none keeps reconnecting; a job still running is abandoned, which is safe (its receipt makes a
+ * redelivery replay it).
+ */
+export async function closeWorker(
+  worker: { name: string; close(): Promise<void>; disconnect(): Promise<void> },
+  logger: Logger,
+  graceMs = WORKER_CLOSE_GRACE_MS,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), graceMs);
+  });
+  try {
+    if ((await Promise.race([worker.close(), late])) === 'late') {
+      logger.warn({ queue: worker.name, graceMs }, 'worker did not close in time; left behind');
+      // Not awaited: a connection that never ends would hold this close up again.
+      void worker.disconnect().catch(() => {});
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}

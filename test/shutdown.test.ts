@@ -1,6 +1,7 @@
 // SIGTERM or SIGINT (Ctrl+C) stops the API and the worker in under 10 s whatever is down.
 import { configEnv, RedisServer, startEntry, type ServiceProcess } from './helpers/processes.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { SHUTDOWN_GRACE_MS } from '../common/shutdown.js';
 
 let service: TestService;
 
@@ -41,3 +42,21 @@ test.each([
   },
   30_000,
 );
+
+test('a worker stopped while its Redis is down closes cleanly, not by the forced exit', async () => {
+  const redis = await RedisServer.start();
+  try {
+    const proc = await startEntry('worker/main.js', {
+      ...configEnv(service.config),
+      REDIS_URL: redis.url,
+    });
+    await redis.kill();
+    // Its connections now wait between reconnection attempts, where BullMQ's own close would wait
+    // for ever (taskforcesh/bullmq#4656): each worker's close is given up after its grace.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await timeToExit(proc, 'SIGTERM')).toBeLessThan(SHUTDOWN_GRACE_MS);
+    expect(proc.child.exitCode).toBe(0);
+  } finally {
+    await redis.stop();
+  }
+}, 30_000);

@@ -1,3 +1,4 @@
+import { closeWorker } from '../common/shutdown.js';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -147,7 +148,7 @@ export async function startImports(
     async close() {
       clearInterval(timer);
       await sweeping;
-      await worker.close();
+      await closeWorker(worker, logger);
       await queue.close();
     },
   };

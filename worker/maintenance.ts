@@ -1,3 +1,4 @@
+import { closeWorker } from '../common/shutdown.js';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
@@ -48,7 +49,7 @@ export async function startMaintenance(
   worker.on('error', (error) => logger.warn({ err: error }, 'maintenance worker connection error'));
   return {
     async close() {
-      await worker.close();
+      await closeWorker(worker, logger);
       await queue.close();
     },
   };

@@ -1,3 +1,4 @@
+import { closeWorker } from '../common/shutdown.js';
 import { createHash } from 'node:crypto';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { DatabasePool } from 'slonik';
@@ -187,7 +188,7 @@ export async function startWebhooks(
     async close() {
       stopped = true;
       await loop;
-      await worker.close();
+      await closeWorker(worker, logger);
       await queue.close();
     },
   };

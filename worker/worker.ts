@@ -21,6 +21,7 @@ import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
+import { closeWorker } from '../common/shutdown.js';
 
 /** The consumers of the write queues, one per shard (WRITE_QUEUE_SHARDS). */
 export class WriteWorkers {
@@ -35,8 +36,8 @@ export class WriteWorkers {
     for (const worker of this.shards) worker.resume();
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.shards.map((worker) => worker.close()));
+  async close(logger: Logger): Promise<void> {
+    await Promise.all(this.shards.map((worker) => closeWorker(worker, logger)));
   }
 }
 
@@ -133,10 +134,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     worker,
     async close() {
       stopHeartbeat();
-      await worker.close();
-      await maintenance.close();
-      await webhooks.close();
-      await imports.close();
+      // Side by side, so that the whole stays within one worker's grace (common/shutdown.ts).
+      await Promise.all([
+        worker.close(logger),
+        maintenance.close(),
+        webhooks.close(),
+        imports.close(),
+      ]);
       closeQueueConnection(connection);
       redis.disconnect();
       await new Promise((resolve) =>

@@ -190,9 +190,11 @@ describe('a worker killed with SIGKILL while its issues wait for their numbers',
     await rig?.close();
   });
 
-  test('issues were in flight at the kill, and clients had to retry some', () => {
+  // Whether a client had to retry depends on timing: a redelivered job still answers the request
+  // waiting for it when another worker completes it within WRITE_TIMEOUT_MS (the job names the
+  // API process's reply channel), so the count is printed, not asserted.
+  test('issues were in flight at the kill', () => {
     expect(heldAtKill).toBeGreaterThanOrEqual(4);
-    expect(stream.retried).toBeGreaterThan(0);
   });
 
   test('every gift got one receipt, numbered 1..N without a gap, as its answer said', async () => {

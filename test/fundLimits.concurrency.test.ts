@@ -1,5 +1,8 @@
 import { sql } from 'slonik';
 import { configEnv, spawnEntry, waitForLog } from './helpers/processes.js';
+import { holdRow } from './helpers/rowLock.js';
+import { waitFor } from './helpers/wait.js';
+import { openWriteQueue } from './helpers/writeQueue.js';
 import {
   awardBody,
   committedInDatabase,
@@ -51,28 +54,49 @@ describe('the limit holds under concurrent writes (two workers)', () => {
   });
 
   test('the same holds with two separate worker processes doing the writes', async () => {
-    // The in-process workers step aside; two real `worker` processes take every job.
+    // The in-process workers step aside; two real `worker` processes take every job, one at a
+    // time each, so that while the fund's row is held each can hold only one.
     await Promise.all(service.workers.map((running) => running.worker.pause()));
-    const processes = [0, 1].map(() => spawnEntry('worker/main.js', configEnv(service.config)));
+    const env = { ...configEnv(service.config), WORKER_CONCURRENCY: '1' };
+    const processes = [0, 1].map(() => spawnEntry('worker/main.js', env));
+    const queue = openWriteQueue(service.config, service.tenant.institutionId);
     try {
       await Promise.all(processes.map((proc) => waitForLog(proc, 'worker ready')));
       const { fund, scholarship } = await fundWithScholarship(10_000);
       const students = await newStudents(50);
-      const responses = await Promise.all(
-        students.map((student) =>
-          service.call('POST', '/api/v1/awards', { body: awardBody(scholarship, student, 1000) }),
-        ),
-      );
-      expect(responses.filter((response) => response.status === 201)).toHaveLength(10);
-      const refused = responses.filter((response) => response.status !== 201);
+      const send = (some: number[]) =>
+        Promise.all(
+          some.map((student) =>
+            service.call('POST', '/api/v1/awards', {
+              body: awardBody(scholarship, student, 1000),
+            }),
+          ),
+        );
+      // With the fund's row held, the first process to take a job waits on it; requests sent
+      // after that are another job, which only the other process is free to take.
+      const hold = await holdRow(service.db, 'funds', fund);
+      let responses;
+      try {
+        const first = send(students.slice(0, 25));
+        await waitFor(async () => (await queue.getActiveCount()) >= 1, 10_000, 'a first job');
+        const second = send(students.slice(25));
+        await waitFor(
+          async () => (await queue.getActiveCount()) === 2,
+          10_000,
+          'a job in each process',
+        );
+        responses = [first, second];
+      } finally {
+        await hold.release();
+      }
+      const answered = (await Promise.all(responses)).flat();
+      expect(answered.filter((response) => response.status === 201)).toHaveLength(10);
+      const refused = answered.filter((response) => response.status !== 201);
       expect(refused).toHaveLength(40);
       for (const response of refused) expect(fieldErrors(response)).toEqual(insufficient('amount'));
       expect(await committedInDatabase(fund)).toBe('10000.00');
-      // Both processes took part.
-      for (const proc of processes) {
-        expect(proc.stdout.some((line) => line.includes('"job done"'))).toBe(true);
-      }
     } finally {
+      await queue.close();
       for (const proc of processes) proc.child.kill('SIGTERM');
       await Promise.all(processes.map((proc) => proc.exited));
       for (const running of service.workers) running.worker.resume();

@@ -5,9 +5,13 @@ import { sql, type DatabasePool } from 'slonik';
  * donor stay in flight inside the worker until `release` is called (which waits for the hold's
  * transaction to end).
  */
-export async function holdDonorRow(
+export const holdDonorRow = (db: DatabasePool, donorId: number) => holdRow(db, 'donors', donorId);
+
+/** Holds one row of `table` FOR UPDATE, as holdDonorRow does; writes that lock it wait. */
+export async function holdRow(
   db: DatabasePool,
-  donorId: number,
+  table: string,
+  id: number,
 ): Promise<{ release: () => Promise<void> }> {
   let release = () => {};
   const held = new Promise<void>((resolve) => {
@@ -18,7 +22,9 @@ export async function holdDonorRow(
     locked = resolve;
   });
   const done = db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT id FROM donors WHERE id = ${donorId} FOR UPDATE`);
+    await tx.query(
+      sql.unsafe`SELECT id FROM ${sql.identifier([table])} WHERE id = ${id} FOR UPDATE`,
+    );
     locked();
     await held;
   });

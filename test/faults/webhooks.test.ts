@@ -118,7 +118,9 @@ describe('receivers that never answer or redirect (one worker in process)', () =
       status_code: null,
       error: 'no answer within 0.5 s',
     });
-    expect(timedOut!.duration_ms).toBeGreaterThanOrEqual(500);
+    // The whole timeout, give or take the millisecond a timer may fire early by the wall clock
+    // (Node's timers run off the event loop's cached time).
+    expect(timedOut!.duration_ms).toBeGreaterThanOrEqual(495);
     expect(timedOut!.next_attempt_at).not.toBeNull();
 
     receiver.answer = 204;

@@ -84,6 +84,12 @@ export function createApiMetrics(
       buckets: latencyBuckets,
       registers: [registry],
     }),
+    writesPerJob: new Histogram({
+      name: 'write_job_writes',
+      help: 'Writes per write job this API process queued: the real writes it received in one turn of its event loop, for one shard (at most 64).',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers: [registry],
+    }),
     idempotency: new Counter({
       name: 'idempotency_outcomes_total',
       help: 'Writes with an Idempotency-Key that were replayed, in flight (409) or mismatched (422).',
@@ -103,14 +109,14 @@ export function createWorkerMetrics(pool: DatabasePool) {
     registry,
     jobWait: new Histogram({
       name: 'write_job_wait_seconds',
-      help: 'Time a write job waited in the queue before a worker took it.',
+      help: 'Time a write waited in the queue before a worker took its job, by command.',
       labelNames: ['command'],
       buckets: latencyBuckets,
       registers: [registry],
     }),
     jobRun: new Histogram({
       name: 'write_job_run_seconds',
-      help: 'Time a worker spent on a write job, by command and result status.',
+      help: 'Time a worker spent on a write, by command and result status.',
       labelNames: ['command', 'status'],
       buckets: latencyBuckets,
       registers: [registry],

@@ -6,7 +6,36 @@ export const WRITE_QUEUE = 'writes';
 /** BullMQ's name for the job type; one type, the command is in the data. */
 export const WRITE_JOB = 'write';
 
-export type WriteQueue = Queue<WriteJob, WriteResult, typeof WRITE_JOB>;
+/**
+ * One job of a write queue: the writes one API process received at once (in one turn of its event
+ * loop) for one shard, so that the BullMQ job, the idempotency leases, their settlement and the
+ * reply are paid once per batch rather than once per write. Each write keeps its own receipt,
+ * event and answer; the job only carries them.
+ */
+export interface WriteBatch {
+  writes: WriteJob[];
+  /** The channel of the API process waiting for the outcomes (common/replies.ts). */
+  replyTo: string;
+}
+
+/**
+ * A job of one write, as API processes queued them before batches. Workers still run them, so
+ * that a deployment upgrades its workers first and then its API processes, with no drain.
+ */
+export type SingleWriteJob = WriteJob & { replyTo?: string };
+
+export type WriteQueueJob = WriteBatch | SingleWriteJob;
+
+/** A job's outcomes: one per write of a batch, in its order. */
+export type WriteQueueResult = WriteResult[] | WriteResult;
+
+export const writesOf = (job: WriteQueueJob): readonly WriteJob[] =>
+  'writes' in job ? job.writes : [job];
+
+/** At most this many writes go in one job; an API process with more queues several. */
+export const MAX_WRITES_PER_JOB = 64;
+
+export type WriteQueue = Queue<WriteQueueJob, WriteQueueResult, typeof WRITE_JOB>;
 
 /** The settings that say where a deployment's write queues are. */
 export interface QueueSettings {

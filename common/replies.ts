@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { WriteResult } from './commands/runWrite.js';
 import { writeQueueLocations, type QueueSettings } from './queue.js';
-import { shardOf } from './queueShards.js';
 import type { Redis } from './redis.js';
 
 /**
  * A write's outcome goes to the API process that waits for it, and to no other. Each API process
- * subscribes to channels of its own, one per write shard; a job names the channel of its
- * institution's shard (`replyTo`), and the worker publishes the outcome there. No API process
+ * subscribes to channels of its own, one per write shard; a job (the writes the process queued
+ * together for one shard) names the process's channel in that shard (`replyTo`), and the worker
+ * publishes the outcomes of the job's writes there, in one message. No API process
  * reads the outcomes of writes it does not wait for, so adding API processes adds no cost to
  * anyone's writes.
  *
@@ -23,7 +23,8 @@ import type { Redis } from './redis.js';
  * that moment, is lost. Its waiter then answers 504, and the retry with the same key replays the
  * write (its receipt and done marker say it happened), exactly as after any other 504.
  */
-export type Reply = { jobId: string; result: WriteResult } | { jobId: string; failed: string };
+export type Reply =
+  { requestId: string; result: WriteResult } | { requestId: string; failed: string };
 
 export interface ResultWatch {
   /** The job's outcome, or 'timeout' after `ttlMs`; rejects if the job failed. */
@@ -32,9 +33,13 @@ export interface ResultWatch {
   cancel(): void;
 }
 
-/** Sends a job's outcome to its waiter; never fails the job (a lost reply ends in a 504). */
-export function sendReply(redis: Redis, channel: string, reply: Reply): void {
-  const message = JSON.stringify(reply);
+/**
+ * Sends the outcomes of a job's writes to their waiter, one message for the job; never fails the
+ * job (a lost reply ends in a 504). `message` is the JSON of the replies: a list of Reply (or,
+ * for a job of one write queued by an API process of an earlier release, that release's one
+ * reply).
+ */
+export function sendReplies(redis: Redis, channel: string, message: string): void {
   const sent =
     redis instanceof Cluster ? redis.spublish(channel, message) : redis.publish(channel, message);
   void sent.catch(() => {});
@@ -61,8 +66,8 @@ export class ReplyInbox {
     const ours = new Set(this.channels);
     subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (!ours.has(channel)) return;
-      const reply = JSON.parse(message) as Reply;
-      this.waiters.get(reply.jobId)?.(reply);
+      for (const reply of JSON.parse(message) as Reply[])
+        this.waiters.get(reply.requestId)?.(reply);
     });
   }
 
@@ -70,9 +75,9 @@ export class ReplyInbox {
     return this.subscriber instanceof Cluster;
   }
 
-  /** Where the worker answers a write of this institution: the channel in its shard. */
-  channelFor(institutionId: number): string {
-    return this.channels[shardOf(institutionId, this.channels.length)]!;
+  /** Where the worker answers the writes of a shard's jobs: this process's channel there. */
+  channelFor(shard: number): string {
+    return this.channels[shard]!;
   }
 
   /**
@@ -87,8 +92,8 @@ export class ReplyInbox {
     );
   }
 
-  /** Waits for one job's outcome. Call it before adding the job, so no reply can come first. */
-  watch(jobId: string, ttlMs: number): ResultWatch {
+  /** Waits for one write's outcome. Call it before adding its job, so no reply can come first. */
+  watch(requestId: string, ttlMs: number): ResultWatch {
     let settle: (done: () => void) => void = () => {};
     const result = new Promise<WriteResult | 'timeout'>((resolve, reject) => {
       let settled = false;
@@ -96,11 +101,11 @@ export class ReplyInbox {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        this.waiters.delete(jobId);
+        this.waiters.delete(requestId);
         done();
       };
       const timer = setTimeout(() => settle(() => resolve('timeout')), ttlMs);
-      this.waiters.set(jobId, (reply) =>
+      this.waiters.set(requestId, (reply) =>
         settle(() => ('result' in reply ? resolve(reply.result) : reject(new Error(reply.failed)))),
       );
     });

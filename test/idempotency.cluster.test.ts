@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import {
-  acquireLock,
-  extendLock,
+  acquireLeases,
+  extendLeases,
   lockKeyFor,
   newLockToken,
-  releaseLock,
-  settleLock,
+  releaseLeases,
+  settleLeases,
 } from '../common/idempotency/lock.js';
 import { freePort, waitForPort } from './helpers/processes.js';
 import { waitFor } from './helpers/wait.js';
@@ -71,30 +71,65 @@ test('lease, extension, done marker and release run on a cluster', async () => {
   const key = lockKeyFor({ QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 1 }, 1, 'cluster-key');
   const token = newLockToken('fingerprint', 'req_one');
   const other = newLockToken('other', 'req_two');
+  const acquire = async (of: string, trustDone = true) =>
+    (await acquireLeases(redis, [{ key, token: of, trustDone }]))[0];
+  const settle = (of: string, committed: boolean) =>
+    settleLeases(redis, [{ key, token: of, committed }], 300);
 
   await redis.call('SCRIPT', 'FLUSH');
-  expect(await acquireLock(redis, key, token)).toEqual({ state: 'acquired' });
-  expect(await acquireLock(redis, key, other)).toEqual({
-    state: 'in_flight',
-    holderFingerprint: 'fingerprint',
-  });
-  await extendLock(redis, key, token, 60_000);
+  expect(await acquire(token)).toEqual({ state: 'acquired' });
+  expect(await acquire(other)).toEqual({ state: 'in_flight', holderFingerprint: 'fingerprint' });
+  await extendLeases(redis, [{ key, token }], 60_000);
   expect(await redis.pttl(key)).toBeGreaterThan(2_000);
   // A refusal of another request leaves a lease it does not hold alone.
-  await settleLock(redis, key, other, false, 300);
+  await settle(other, false);
   expect(await redis.get(key)).toBe(token);
 
-  await settleLock(redis, key, token, true, 300);
+  await settle(token, true);
   expect(await redis.get(key)).toBe('done:fingerprint');
   expect(await redis.ttl(key)).toBeLessThanOrEqual(300);
-  expect(await acquireLock(redis, key, other)).toEqual({
-    state: 'done',
-    fingerprint: 'fingerprint',
-  });
+  expect(await acquire(other)).toEqual({ state: 'done', fingerprint: 'fingerprint' });
   // A marker whose receipt expired is taken over.
-  expect(await acquireLock(redis, key, other, false)).toEqual({ state: 'acquired' });
-  await releaseLock(redis, key, token);
+  expect(await acquire(other, false)).toEqual({ state: 'acquired' });
+  await releaseLeases(redis, [{ key, token }]);
   expect(await redis.get(key)).toBe(other);
-  await settleLock(redis, key, other, false, 300);
+  await settle(other, false);
   expect(await redis.exists(key)).toBe(0);
+});
+
+test("one call takes, extends and settles the leases of a shard's writes together", async () => {
+  // Institutions 1 and 2 on one shard of three: their keys share the shard's slot.
+  const settings = { QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 1 };
+  const keys = [
+    lockKeyFor(settings, 1, 'first'),
+    lockKeyFor(settings, 2, 'second'),
+    lockKeyFor(settings, 1, 'third'),
+  ];
+  const tokens = ['a', 'b', 'c'].map((name) => newLockToken(name, `req_${name}`));
+  await redis.set(keys[2]!, 'done:c', 'EX', 60);
+  const leases = keys.map((key, index) => ({ key, token: tokens[index]!, trustDone: true }));
+  // The first key given twice: its second request finds it held by the first.
+  const attempts = await acquireLeases(redis, [
+    ...leases,
+    { key: keys[0]!, token: newLockToken('z', 'req_z'), trustDone: true },
+  ]);
+  expect(attempts).toEqual([
+    { state: 'acquired' },
+    { state: 'acquired' },
+    { state: 'done', fingerprint: 'c' },
+    { state: 'in_flight', holderFingerprint: 'a' },
+  ]);
+  await extendLeases(redis, leases.slice(0, 2), 60_000);
+  for (const key of keys.slice(0, 2)) expect(await redis.pttl(key)).toBeGreaterThan(2_000);
+  await settleLeases(
+    redis,
+    [
+      { ...leases[0]!, committed: true },
+      { ...leases[1]!, committed: false },
+    ],
+    300,
+  );
+  expect(await redis.get(keys[0]!)).toBe('done:a');
+  expect(await redis.exists(keys[1]!)).toBe(0);
+  expect(await redis.get(keys[2]!)).toBe('done:c');
 });

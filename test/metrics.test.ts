@@ -64,7 +64,16 @@ test('GET /metrics reports requests by route and status, idempotency outcomes, q
   expect(metrics.text).toMatch(/db_pool_connections\{state="idle"\} \d+/);
 });
 
-test("a worker's /metrics reports job wait and run time and the creates each statement committed", async () => {
+const queuedWrites = async () => {
+  const { text } = await scrape();
+  return {
+    jobs: Number(/write_job_writes_count (\d+)/.exec(text)?.[1]),
+    writes: Number(/write_job_writes_sum (\d+)/.exec(text)?.[1]),
+  };
+};
+
+test("a worker's /metrics reports write wait and run time and the creates each statement committed; the API's, the writes per job", async () => {
+  const before = await queuedWrites();
   const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
     body: { role: 'Individual', first_name: 'Grace', last_name: 'Hopper' },
     headers: { 'Idempotency-Key': 'metrics-donor' },
@@ -86,6 +95,11 @@ test("a worker's /metrics reports job wait and run time and the creates each sta
   expect(creates).toBe(3);
   expect(statements).toBeGreaterThanOrEqual(1);
   expect(statements).toBeLessThanOrEqual(3);
+  // A donor, then three gifts sent at once: in one to three jobs, as they reached the API.
+  const after = await queuedWrites();
+  expect(after.writes - before.writes).toBe(4);
+  expect(after.jobs - before.jobs).toBeGreaterThanOrEqual(2);
+  expect(after.jobs - before.jobs).toBeLessThanOrEqual(4);
 });
 
 test('with METRICS_TOKEN set, /metrics needs the bearer token', async () => {

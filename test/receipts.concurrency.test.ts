@@ -1,6 +1,9 @@
 // Receipt numbers under concurrency: many issues at once across two workers, and several issues
 // racing for one gift.
 import { sql } from 'slonik';
+import { writesOf } from '../common/queue.js';
+import { holdRow } from './helpers/rowLock.js';
+import { waitFor } from './helpers/wait.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import type { ErrorEnvelope } from './helpers/threeWays.js';
@@ -53,19 +56,45 @@ test(`${ISSUES} issues at once across two workers get exactly the numbers 1..${I
   expect(service.workers).toHaveLength(2);
   const gifts = await newGifts(ISSUES);
   const issuedBy = service.workers.map(() => 0);
+  const holding = service.workers.map(() => 0);
   service.workers.forEach(({ worker }, index) => {
-    for (const shard of worker.shards)
+    for (const shard of worker.shards) {
+      shard.on('active', () => (holding[index]! += 1));
       shard.on('completed', (job) => {
-        if (job.data.command === 'receipts.create') issuedBy[index]! += 1;
+        for (const write of writesOf(job.data))
+          if (write.command === 'receipts.create') issuedBy[index]! += 1;
       });
+    }
   });
-  const answers = await Promise.all(
-    gifts.map(({ id }) =>
+  // The institution's number row, as before its first receipt, held while the issues go out: each
+  // worker's jobs wait in their transactions, and once one worker holds as many jobs as it runs at
+  // once, the next job is the other's. Issues go in tens until both hold some, then the rest.
+  const { institutionId } = service.tenant;
+  await service.db.query(sql.unsafe`
+    INSERT INTO receipt_numbers (institution_id, last_number) VALUES (${institutionId}, 0)`);
+  const issue = (some: typeof gifts) =>
+    some.map(({ id }) =>
       service.call<{ number: number; gift_id: number }>('POST', '/api/v1/receipts', {
         body: { gift_id: id },
       }),
-    ),
-  );
+    );
+  const sent: ReturnType<typeof issue> = [];
+  const hold = await holdRow(service.db, 'receipt_numbers', institutionId, 'institution_id');
+  try {
+    while (sent.length < ISSUES && !holding.every((jobs) => jobs > 0)) {
+      const jobs = holding.reduce((sum, count) => sum + count, 0);
+      sent.push(...issue(gifts.slice(sent.length, sent.length + 10)));
+      await waitFor(
+        () => holding.reduce((sum, count) => sum + count, 0) > jobs,
+        5_000,
+        'the next job in a worker',
+      );
+    }
+    sent.push(...issue(gifts.slice(sent.length)));
+  } finally {
+    await hold.release();
+  }
+  const answers = await Promise.all(sent);
   expect(answers.map((answer) => answer.status)).toEqual(gifts.map(() => 201));
   const answered = answers.map((answer) => answer.body.number).sort((a, b) => a - b);
   const expected = Array.from({ length: ISSUES }, (_, index) => index + 1);

@@ -42,13 +42,14 @@ describe('a job delivered twice commits once', () => {
     idempotencyKey: string | null,
     command: Command = createGift,
     body: Record<string, unknown> = giftFor(donorId),
+    requestId = 'req_redelivered',
   ): WriteJob => {
     const request = { params: {}, body: body as WriteJob['request']['body'] };
     return {
       command: command.name,
       institution: { id: service.tenant.institutionId, name: 'Test University', currency: 'USD' },
       apiKeyId: service.tenant.apiKeyId,
-      requestId: 'req_redelivered',
+      requestId,
       request,
       fingerprint: fingerprintOf(command.name, request),
       idempotencyKey,
@@ -56,13 +57,14 @@ describe('a job delivered twice commits once', () => {
   };
 
   test.each([
-    ['a keyless write (receipt by job id)', null],
+    ['a keyless write (receipt by request id)', null],
     ['a write with an Idempotency-Key', 'redelivered-key'],
   ])('%s', async (_label, key) => {
     const before = await service.count('gifts');
-    const options = { dryRun: false, jobId: `job-${key ?? 'keyless'}`, idempotencyTtlSeconds: 60 };
-    const first = await runWrite(service.db, createGift, job(key), options);
-    const second = await runWrite(service.db, createGift, job(key), options);
+    const options = { dryRun: false, idempotencyTtlSeconds: 60 };
+    const delivery = job(key, createGift, giftFor(donorId), `req_${key ?? 'keyless'}`);
+    const first = await runWrite(service.db, createGift, delivery, options);
+    const second = await runWrite(service.db, createGift, delivery, options);
     expect(first).toMatchObject({ ok: true, status: 201, replayed: false });
     expect(second).toMatchObject({ ok: true, status: 201, replayed: true });
     expect(second.ok && second.body).toEqual(first.ok && first.body);
@@ -76,8 +78,8 @@ describe('a job delivered twice commits once', () => {
     '%s that the data refuses the second time (its email is now taken) still replays the first',
     async (_label, key) => {
       const email = `twice-${key ?? 'keyless'}@example.org`;
-      const options = { dryRun: false, jobId: `job-donor-${email}`, idempotencyTtlSeconds: 60 };
-      const donorJob = job(key, createDonor, individual(email));
+      const options = { dryRun: false, idempotencyTtlSeconds: 60 };
+      const donorJob = job(key, createDonor, individual(email), `req_donor_${key ?? 'keyless'}`);
       const first = await runWrite(service.db, createDonor, donorJob, options);
       const second = await runWrite(service.db, createDonor, donorJob, options);
       expect(first).toMatchObject({ ok: true, status: 201, replayed: false });
@@ -92,7 +94,7 @@ describe('a job delivered twice commits once', () => {
 
   test('two deliveries running at the same time: one commits, the other replays it', async () => {
     const before = await service.count('gifts');
-    const options = { dryRun: false, jobId: 'job-concurrent', idempotencyTtlSeconds: 60 };
+    const options = { dryRun: false, idempotencyTtlSeconds: 60 };
     const outcomes = await Promise.all([
       runWrite(service.db, createGift, job('concurrent-key'), options),
       runWrite(service.db, createGift, job('concurrent-key'), options),
@@ -104,7 +106,7 @@ describe('a job delivered twice commits once', () => {
   });
 
   test('a key reused for a different request after it committed is a mismatch, and writes nothing', async () => {
-    const options = { dryRun: false, jobId: 'job-mismatch', idempotencyTtlSeconds: 60 };
+    const options = { dryRun: false, idempotencyTtlSeconds: 60 };
     const first = await runWrite(service.db, createGift, job('reused-key'), options);
     expect(first).toMatchObject({ ok: true, status: 201 });
     const before = await service.count('gifts');

@@ -8,13 +8,18 @@ import {
   doneMarkerSeconds,
   lockKeyFor,
   newLockToken,
-  settleLock,
+  settleLeases,
 } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
-import type { QueueSettings } from '../common/queue.js';
+import {
+  writesOf,
+  type QueueSettings,
+  type WriteQueueJob,
+  type WriteQueueResult,
+} from '../common/queue.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
-import { sendReply } from '../common/replies.js';
+import { sendReplies, type Reply } from '../common/replies.js';
 import type { GroupCommit } from './groupCommit.js';
 
 export interface ProcessorDeps {
@@ -29,56 +34,29 @@ export interface ProcessorDeps {
   idempotencyTtlSeconds: number;
 }
 
-interface LogContext {
-  requestId: string;
-  jobId: string | undefined;
-  command: string;
-}
-
 /** A keyless write's receipt only has to outlive a redelivery of its job. */
 const JOB_RECEIPT_TTL_SECONDS = 3_600;
 
+/** One write's outcome: its result, or the error that stopped it (answered 500). */
+type Outcome = { result: WriteResult } | { failed: string };
+
 /**
- * job → command → one transaction → result. Delivery is at least once; the transaction's
- * receipt makes a second delivery replay the first one's outcome instead of writing again.
+ * job → its writes, side by side → each its own command and transaction → their results. The
+ * writes of a job are independent requests that one API process received at once; each commits
+ * or is refused alone, and concurrent creates share statements (worker/groupCommit.ts).
+ * Delivery is at least once: each write's receipt makes a second delivery of its job replay the
+ * first one's outcome instead of writing again.
  */
 export function createProcessor(deps: ProcessorDeps) {
   const doneSeconds = doneMarkerSeconds(deps.idempotencyTtlSeconds);
 
-  /**
-   * Settles the lease the API took on the job's idempotency key (done, or free), in one round
-   * trip that ends before the job completes: a client answered 201 who retries at once finds the
-   * key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry then
-   * gets 409 meanwhile, or a worker that replays the receipt.
-   */
-  const settle = async (data: WriteJob, committed: boolean, context: LogContext) => {
-    if (!data.idempotencyKey) return;
-    const lockKey = lockKeyFor(deps.queues, data.institution.id, data.idempotencyKey);
-    const token = newLockToken(data.fingerprint, data.requestId);
-    await settleLock(deps.redis, lockKey, token, committed, doneSeconds).catch((error: unknown) =>
-      deps.logger.warn({ ...context, err: error }, 'idempotency lease not settled'),
-    );
-  };
-
-  return async (job: Job<WriteJob, WriteResult>): Promise<WriteResult> => {
-    const data = job.data;
-    // Bound into each line rather than a child logger per job, which would cost every job.
-    const context: LogContext = { requestId: data.requestId, jobId: job.id, command: data.command };
-    /**
-     * The outcome goes to the waiting API process, after the key is settled and on the same
-     * (pipelining) connection, so Redis has the key done before the API can answer.
-     */
-    const reply = (outcome: { result: WriteResult } | { failed: string }) => {
-      if (data.replyTo)
-        sendReply(deps.redis, data.replyTo, { jobId: job.id ?? data.requestId, ...outcome });
-    };
+  /** Runs one write; throws only what is neither a business outcome nor Postgres unavailable. */
+  const run = async (data: WriteJob, job: Job<WriteQueueJob>): Promise<WriteResult> => {
+    const context = { requestId: data.requestId, jobId: job.id, command: data.command };
     const command = commands.get(data.command);
     if (!command) {
       deps.logger.error(context, 'unknown command');
-      await settle(data, false, context);
-      const result = failure(errors.internal());
-      reply({ result });
-      return result;
+      return failure(errors.internal());
     }
     const started = performance.now();
     if (job.processedOn) {
@@ -89,30 +67,16 @@ export function createProcessor(deps: ProcessorDeps) {
     try {
       result = await runWrite(deps.pool, command, data, {
         dryRun: false,
-        jobId: job.id ?? data.requestId,
         idempotencyTtlSeconds: data.idempotencyKey
           ? deps.idempotencyTtlSeconds
           : JOB_RECEIPT_TTL_SECONDS,
         commitCreate: (item) => deps.groupCommit.commit(item),
       });
     } catch (error) {
-      if (!isUnavailableError(error)) {
-        await settle(data, false, context);
-        reply({ failed: String(error) });
-        throw error;
-      }
+      if (!isUnavailableError(error)) throw error;
       deps.logger.warn({ ...context, err: error }, 'database unavailable');
       result = failure(errors.serviceUnavailable());
     }
-    // On one server the settle's command is sent first and the reply after it on the same
-    // connection, so Redis applies them in that order. On a cluster they go to the same master
-    // (the reply's channel is in the key's slot), but a redirection could retry the settle after
-    // the reply: the reply waits for the settle's answer, or a client told 201 who retries at once
-    // could find its key still in flight.
-    const settled = settle(data, result.ok, context);
-    if (deps.redis.isCluster) await settled;
-    reply({ result });
-    await settled;
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.jobRun.observe({ command: data.command, status: String(result.status) }, seconds);
     if (deps.logger.isLevelEnabled('info')) {
@@ -123,9 +87,118 @@ export function createProcessor(deps: ProcessorDeps) {
           replayed: result.ok && result.replayed,
           ms: Math.round(seconds * 1000),
         },
-        'job done',
+        'write done',
       );
     }
     return result;
   };
+
+  return async (job: Job<WriteQueueJob>): Promise<WriteQueueResult> => {
+    const writes = writesOf(job.data);
+    const answers = new Answers(deps, doneSeconds, job);
+    const outcomes = await Promise.all(
+      writes.map((data, index) =>
+        run(data, job).then(
+          (result): Outcome => answers.add(index, { result }),
+          (error: unknown): Outcome => {
+            deps.logger.error(
+              { requestId: data.requestId, jobId: job.id, command: data.command, err: error },
+              'write failed',
+            );
+            return answers.add(index, { failed: String(error) });
+          },
+        ),
+      ),
+    );
+    await answers.sent();
+    const failed = outcomes.filter((outcome) => 'failed' in outcome);
+    // Kept as a failed job, for an operator to see; the job's other writes are answered.
+    if (failed.length > 0) throw new Error(failed.map((outcome) => outcome.failed).join('; '));
+    const results = outcomes.map((outcome) => (outcome as { result: WriteResult }).result);
+    return 'writes' in job.data ? results : results[0]!;
+  };
+}
+
+/**
+ * A job's writes are answered as they finish, not when the last one does, so that a write held
+ * up (a row lock, a slow statement) delays no other. The writes that finish in the same turn of
+ * the event loop (a group commit ends many at once) are settled in one Redis script and answered
+ * in one message.
+ */
+class Answers {
+  private waiting: { index: number; outcome: Outcome }[] = [];
+  private sending: Promise<void> = Promise.resolve();
+  private readonly writes: readonly WriteJob[];
+
+  constructor(
+    private readonly deps: ProcessorDeps,
+    private readonly doneSeconds: number,
+    private readonly job: Job<WriteQueueJob>,
+  ) {
+    this.writes = writesOf(job.data);
+  }
+
+  add(index: number, outcome: Outcome): Outcome {
+    this.waiting.push({ index, outcome });
+    if (this.waiting.length === 1) setImmediate(() => this.flush());
+    return outcome;
+  }
+
+  /** Resolves once every write added so far is settled and answered. */
+  async sent(): Promise<void> {
+    this.flush();
+    await this.sending;
+  }
+
+  private flush(): void {
+    const answered = this.waiting.splice(0);
+    if (answered.length > 0) this.sending = this.sending.then(() => this.send(answered));
+  }
+
+  /**
+   * Settles the leases the API took on the writes' idempotency keys (done, or free), in one round
+   * trip that ends before their answers go: a client answered 201 who retries at once finds the
+   * key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry then
+   * gets 409 meanwhile, or a worker that replays the receipt.
+   *
+   * On one server the settle's command is sent first and the replies after it on the same
+   * connection, so Redis applies them in that order. On a cluster they go to the same master
+   * (the reply's channel is in the keys' slot), but a redirection could retry the settle after
+   * the reply: the reply waits for the settle's answer, or a client told 201 who retries at once
+   * could find its key still in flight.
+   */
+  private async send(answered: readonly { index: number; outcome: Outcome }[]): Promise<void> {
+    const { deps, job } = this;
+    const settlements = answered.flatMap(({ index, outcome }) => {
+      const data = this.writes[index]!;
+      if (!data.idempotencyKey) return [];
+      return [
+        {
+          key: lockKeyFor(deps.queues, data.institution.id, data.idempotencyKey),
+          token: newLockToken(data.fingerprint, data.requestId),
+          committed: 'result' in outcome && outcome.result.ok,
+        },
+      ];
+    });
+    const settled = settleLeases(deps.redis, settlements, this.doneSeconds).catch(
+      (error: unknown) =>
+        deps.logger.warn({ jobId: job.id, err: error }, 'idempotency leases not settled'),
+    );
+    if (deps.redis.isCluster) await settled;
+    const { replyTo } = job.data;
+    if (replyTo) sendReplies(deps.redis, replyTo, this.message(answered));
+    await settled;
+  }
+
+  /** A reply per write, or, to an API process of the release before batches, its one reply. */
+  private message(answered: readonly { index: number; outcome: Outcome }[]): string {
+    if (!('writes' in this.job.data))
+      return JSON.stringify({ jobId: this.job.id, ...answered[0]!.outcome });
+    return JSON.stringify(
+      answered.map(({ index, outcome }): Reply => ({
+        requestId: this.writes[index]!.requestId,
+        ...outcome,
+      })),
+    );
+  }
 }

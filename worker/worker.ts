@@ -2,14 +2,13 @@ import { Worker } from 'bullmq';
 import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
-import { writeQueueLocations } from '../common/queue.js';
+import { writeQueueLocations, type WriteQueueJob, type WriteQueueResult } from '../common/queue.js';
 import {
   closeQueueConnection,
   createRedis,
   queueConnection,
   redisTargetOf,
 } from '../common/redis.js';
-import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
@@ -25,7 +24,7 @@ import { closeWorker } from '../common/shutdown.js';
 
 /** The consumers of the write queues, one per shard (WRITE_QUEUE_SHARDS). */
 export class WriteWorkers {
-  constructor(readonly shards: readonly Worker<WriteJob, WriteResult>[]) {}
+  constructor(readonly shards: readonly Worker<WriteQueueJob, WriteQueueResult>[]) {}
 
   /** Takes no new job from any shard until resumed (jobs already taken finish). */
   async pause(): Promise<void> {
@@ -81,7 +80,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const connection = queueConnection(target, 'blocking');
   const worker = new WriteWorkers(
     locations.map(({ name, prefix }) => {
-      const shard = new Worker<WriteJob, WriteResult>(name, processor, {
+      const shard = new Worker<WriteQueueJob, WriteQueueResult>(name, processor, {
         connection,
         prefix,
         concurrency: config.WORKER_CONCURRENCY,

@@ -23,8 +23,6 @@ export interface WriteJob {
   request: WriteRequest;
   fingerprint: string;
   idempotencyKey: string | null;
-  /** The channel of the API process waiting for the outcome (common/replies.ts); not on dry runs. */
-  replyTo?: string;
 }
 
 /** Business outcomes travel back as data: BullMQ passes a thrown error on only as a string. */
@@ -39,8 +37,6 @@ export interface RunOptions {
    * concurrent jobs (worker/groupCommit.ts). By default each create is its own statement.
    */
   commitCreate?(item: ReceiptedCreate): Promise<CreatedOutcome | null>;
-  /** Identifies this delivery of the job; a second delivery replays the first one's outcome. */
-  jobId: string;
   idempotencyTtlSeconds: number;
 }
 
@@ -86,7 +82,7 @@ export async function runWrite(
 ): Promise<WriteResult> {
   const receipt: ReceiptKey = job.idempotencyKey
     ? { institutionId: job.institution.id, source: 'client', key: job.idempotencyKey }
-    : { institutionId: job.institution.id, source: 'job', key: options.jobId };
+    : { institutionId: job.institution.id, source: 'job', key: job.requestId };
   if (!options.dryRun) {
     const committed = await commitInOneStatement(pool, command, job, receipt, options);
     if (committed) return committed;

@@ -10,21 +10,22 @@ import type { Redis } from '../redis.js';
  * - done: `done:<fingerprint>`, written by the worker once the write committed, so that a retry
  *   reads the receipt from Postgres and queues nothing.
  *
- * Every script touches only the key it is given (KEYS[1]), so the scripts work on Redis Cluster,
- * where the key lives in the slot of its institution's write queue (common/queue.ts), and
- * nothing here reads BullMQ's own keys: BullMQ may trim or lose a job without changing what
- * a key means.
+ * Every script touches only the keys it is given (KEYS). An API process takes the leases of the
+ * writes it queues together in one call, and the worker settles the writes of one job in one call;
+ * those are always writes of one queue shard, whose keys all live in the shard's slot
+ * (common/queue.ts), so the scripts work on Redis Cluster. Nothing here reads BullMQ's own keys:
+ * BullMQ may trim or lose a job without changing what a key means.
  *
  * The life of a lease:
- * 1. The API takes it for LEASE_UNTIL_QUEUED_MS (acquireLock). An API process that dies before
+ * 1. The API takes it for LEASE_UNTIL_QUEUED_MS (acquireLeases). An API process that dies before
  *    its job is queued leaves the key held for at most that long.
  * 2. When the API has been waiting EXTEND_AFTER_MS for a queued job, or answers 504, it extends
- *    the lease to leaseAfterQueuedMs (extendLock), so that a retry of a write that waits in a
+ *    the lease to leaseAfterQueuedMs (extendLeases), so that a retry of a write that waits in a
  *    backlog or outlived its 504 is still told 409 rather than queueing a second job. Most
  *    writes finish sooner, so this costs them nothing.
- * 3. The worker settles it (settleLock) before its job completes: the done marker after a
+ * 3. The worker settles it (settleLeases) before its job completes: the done marker after a
  *    commit (or a replay), deleted after a refusal or a failure (if still its lease). The API
- *    frees it itself when the job was not queued.
+ *    frees it itself (releaseLeases) when the job was not queued.
  *
  * Postgres stays the record: a lease that ran out, or a marker Redis lost, only sends a retry to
  * a worker, whose receipt check replays the write (or refuses a different body as a mismatch).
@@ -58,10 +59,18 @@ export const doneMarkerSeconds = (idempotencyTtlSeconds: number) =>
 export const newLockToken = (fingerprint: string, jobId: string) =>
   `${IN_FLIGHT}${fingerprint}.${jobId}`;
 
+const fingerprintOf = (token: string) => token.slice(IN_FLIGHT.length, token.indexOf('.'));
+
 export type LockAttempt =
   | { state: 'acquired' }
   | { state: 'in_flight'; holderFingerprint: string }
   | { state: 'done'; fingerprint: string };
+
+/** A lease on one idempotency key: the key, and the token of the request that holds it. */
+export interface Lease {
+  key: string;
+  token: string;
+}
 
 /**
  * A Lua script run by EVALSHA, with EVAL when Redis does not have it (yet, or any more). The
@@ -76,91 +85,121 @@ class Script {
     this.sha = createHash('sha1').update(this.lua).digest('hex');
   }
 
-  async run(redis: Redis, key: string, ...args: (string | number)[]): Promise<unknown> {
+  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]) {
     try {
-      return await redis.evalsha(this.sha, 1, key, ...args);
+      return (await redis.evalsha(this.sha, keys.length, ...keys, ...args)) as unknown;
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.lua, 1, key, ...args);
+      return (await redis.eval(this.lua, keys.length, ...keys, ...args)) as unknown;
     }
   }
 }
 
 /**
- * Takes the lease unless the key is held or (ARGV[3] = '1') done; returns what holds it.
- * `trustDone: false` overwrites a done marker whose receipt Postgres no longer has (expired).
+ * For each key, takes the lease (ARGV[1] ms) unless the key is held, or done and its receipt is
+ * trusted (that key's trust flag '1'); answers what holds each key, or false where the lease was
+ * taken. A key given twice is held by its first request when the second is looked at.
  */
 const acquireScript = new Script(`
-local current = redis.call('get', KEYS[1])
-if current and (ARGV[3] == '1' or string.sub(current, 1, 5) ~= 'done:') then return current end
-redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return false`);
+local held = {}
+for i, key in ipairs(KEYS) do
+  local current = redis.call('get', key)
+  if current and (ARGV[2 * i + 1] == '1' or string.sub(current, 1, 5) ~= 'done:') then
+    held[i] = current
+  else
+    redis.call('set', key, ARGV[2 * i], 'PX', ARGV[1])
+    held[i] = false
+  end
+end
+return held`);
 
-/** One round trip. */
-export async function acquireLock(
+/**
+ * Takes the leases of the writes an API process queues together, in one round trip.
+ * `trustDone: false` overwrites a done marker whose receipt Postgres no longer has (expired).
+ */
+export async function acquireLeases(
   redis: Redis,
-  key: string,
-  token: string,
-  trustDone = true,
-): Promise<LockAttempt> {
-  const current = (await acquireScript.run(
+  leases: readonly (Lease & { trustDone: boolean })[],
+): Promise<LockAttempt[]> {
+  if (leases.length === 0) return [];
+  const args: (string | number)[] = [LEASE_UNTIL_QUEUED_MS];
+  for (const { token, trustDone } of leases) args.push(token, trustDone ? '1' : '0');
+  const held = (await acquireScript.run(
     redis,
-    key,
-    token,
-    LEASE_UNTIL_QUEUED_MS,
-    trustDone ? '1' : '0',
-  )) as string | null;
-  if (current === null) return { state: 'acquired' };
-  if (current.startsWith(DONE)) return { state: 'done', fingerprint: current.slice(DONE.length) };
-  const fingerprint = current.slice(IN_FLIGHT.length, current.indexOf('.'));
-  return { state: 'in_flight', holderFingerprint: fingerprint };
+    leases.map(({ key }) => key),
+    args,
+  )) as (string | null)[];
+  return leases.map((_, index): LockAttempt => {
+    const current = held[index] ?? null;
+    if (current === null) return { state: 'acquired' };
+    if (current.startsWith(DONE)) return { state: 'done', fingerprint: current.slice(DONE.length) };
+    return {
+      state: 'in_flight',
+      holderFingerprint: fingerprintOf(current),
+    };
+  });
 }
 
-/** Gives this token's lease `ARGV[2]` ms more, if the token still holds it. */
+/** Gives each lease ARGV[1] ms more, where its token still holds it. */
 const extendScript = new Script(`
-if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('pexpire', KEYS[1], ARGV[2])`);
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[i + 1] then redis.call('pexpire', key, ARGV[1]) end
+end
+return 0`);
 
-export async function extendLock(
+export async function extendLeases(
   redis: Redis,
-  key: string,
-  token: string,
+  leases: readonly Lease[],
   leaseMs: number,
 ): Promise<void> {
-  await extendScript.run(redis, key, token, leaseMs);
-}
-
-/** Deletes the lease only if this token still holds it: the key is free again. */
-const releaseScript = new Script(`
-if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('del', KEYS[1])`);
-
-export async function releaseLock(redis: Redis, key: string, token: string): Promise<void> {
-  await releaseScript.run(redis, key, token);
+  if (leases.length === 0) return;
+  await extendScript.run(
+    redis,
+    leases.map(({ key }) => key),
+    [leaseMs, ...leases.map(({ token }) => token)],
+  );
 }
 
 /**
- * The worker's one round trip once a keyed write has its outcome. `committed` (a commit, or a
- * replay of one) makes the key done for `doneSeconds`, whoever holds its lease: Postgres now holds
- * the receipt, so done is true of the key from now on, and a plain SET costs Redis less than a
- * script. Otherwise (refused, failed) this token's lease is deleted, freeing the key for a
- * corrected retry; a lease that ran out and was taken by a newer request is left to that request.
+ * Settles each key: made done for ARGV[1] seconds where its write committed (that key's
+ * marker, a non-empty ARGV), whoever holds its lease, since Postgres now holds the receipt and
+ * done is true of the key from now on; otherwise deleted where its token still holds it,
+ * freeing the key for a corrected retry (a lease that ran out and was taken by a newer request
+ * is left to that request).
  */
-export async function settleLock(
+const settleScript = new Script(`
+for i, key in ipairs(KEYS) do
+  local marker = ARGV[2 * i + 1]
+  if marker ~= '' then
+    redis.call('set', key, marker, 'EX', ARGV[1])
+  elseif redis.call('get', key) == ARGV[2 * i] then
+    redis.call('del', key)
+  end
+end
+return 0`);
+
+/** The worker's one round trip once the keyed writes of a job have their outcomes. */
+export async function settleLeases(
   redis: Redis,
-  key: string,
-  token: string,
-  committed: boolean,
+  settlements: readonly (Lease & { committed: boolean })[],
   doneSeconds: number,
 ): Promise<void> {
-  if (committed) {
-    await redis.set(
-      key,
-      `${DONE}${token.slice(IN_FLIGHT.length, token.indexOf('.'))}`,
-      'EX',
-      doneSeconds,
-    );
-  } else {
-    await releaseLock(redis, key, token);
-  }
+  if (settlements.length === 0) return;
+  const args: (string | number)[] = [doneSeconds];
+  for (const { token, committed } of settlements)
+    args.push(token, committed ? `${DONE}${fingerprintOf(token)}` : '');
+  await settleScript.run(
+    redis,
+    settlements.map(({ key }) => key),
+    args,
+  );
+}
+
+/** Frees each key whose token still holds it (a job that was never queued). */
+export function releaseLeases(redis: Redis, leases: readonly Lease[]): Promise<void> {
+  return settleLeases(
+    redis,
+    leases.map((lease) => ({ ...lease, committed: false })),
+    0,
+  );
 }

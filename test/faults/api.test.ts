@@ -1,6 +1,6 @@
 import { sleep, waitFor } from '../helpers/wait.js';
 import {
-  heldJobs,
+  heldWrites,
   faultChecks,
   holdDonorRow,
   inspect,
@@ -30,8 +30,8 @@ describe('the API killed with SIGKILL while requests wait, then restarted on the
     const hold = await holdDonorRow(db, rig.donorId);
     // Each job held in the worker is a request waiting in the API.
     const queue = openWriteQueue(rig.service.config, rig.service.tenant.institutionId);
-    await waitFor(async () => (await heldJobs(db, queue)) >= 3, 5_000, 'requests to wait');
-    waitingAtKill = await heldJobs(db, queue);
+    await waitFor(async () => (await heldWrites(db, queue)) >= 3, 5_000, 'requests to wait');
+    waitingAtKill = await heldWrites(db, queue);
     await queue.close();
     await rig.kill(rig.api);
     await hold.release();

@@ -16,6 +16,7 @@ import {
   type ServiceProcess,
 } from '../helpers/processes.js';
 import { sleep } from '../helpers/wait.js';
+import { activeWrites } from '../helpers/writeQueue.js';
 
 export { holdDonorRow } from '../helpers/rowLock.js';
 
@@ -377,13 +378,13 @@ const blockedQueries = async (db: DatabasePool) =>
   );
 
 /**
- * Write jobs held mid-job: those the workers have taken while their writes wait for a lock. A
- * worker commits the creates of concurrent jobs in one statement (worker/groupCommit.ts), so a
- * single blocked query can hold many jobs.
+ * Writes held mid-job: those of the jobs the workers have taken while their writes wait for a
+ * lock. A worker commits concurrent creates in one statement (worker/groupCommit.ts), so a single
+ * blocked query can hold many writes, and a job carries the writes an API process queued together.
  */
-export async function heldJobs(db: DatabasePool, queue: Queue): Promise<number> {
+export async function heldWrites(db: DatabasePool, queue: Queue): Promise<number> {
   if ((await blockedQueries(db)) === 0) return 0;
-  return queue.getActiveCount();
+  return activeWrites([queue]);
 }
 
 export interface FaultReport {

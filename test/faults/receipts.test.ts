@@ -6,7 +6,7 @@ import pg from 'pg';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { heldJobs, startRig, type Rig } from './faultKit.js';
+import { heldWrites, startRig, type Rig } from './faultKit.js';
 import { openWriteQueue } from '../helpers/writeQueue.js';
 
 const LOCK_DURATION_MS = 2_000;
@@ -177,8 +177,8 @@ describe('a worker killed with SIGKILL while its issues wait for their numbers',
     await waitFor(() => stream.answered >= 20, 15_000, 'the first receipts');
 
     const hold = await holdNumbers(db, tenant.institutionId);
-    await waitFor(async () => (await heldJobs(db, queue)) >= 4, 5_000, 'issues in the workers');
-    heldAtKill = await heldJobs(db, queue);
+    await waitFor(async () => (await heldWrites(db, queue)) >= 4, 5_000, 'issues in the workers');
+    heldAtKill = await heldWrites(db, queue);
     await rig.kill(rig.workers[0]!);
     await hold.release();
     await rig.startWorker();

@@ -7,11 +7,15 @@ import { sql, type DatabasePool } from 'slonik';
  */
 export const holdDonorRow = (db: DatabasePool, donorId: number) => holdRow(db, 'donors', donorId);
 
-/** Holds one row of `table` FOR UPDATE, as holdDonorRow does; writes that lock it wait. */
+/**
+ * Holds the row of `table` whose `column` (its id) is `id` FOR UPDATE, as holdDonorRow does;
+ * writes that lock it wait.
+ */
 export async function holdRow(
   db: DatabasePool,
   table: string,
   id: number,
+  column = 'id',
 ): Promise<{ release: () => Promise<void> }> {
   let release = () => {};
   const held = new Promise<void>((resolve) => {
@@ -23,7 +27,7 @@ export async function holdRow(
   });
   const done = db.transaction(async (tx) => {
     await tx.query(
-      sql.unsafe`SELECT id FROM ${sql.identifier([table])} WHERE id = ${id} FOR UPDATE`,
+      sql.unsafe`SELECT FROM ${sql.identifier([table])} WHERE ${sql.identifier([column])} = ${id} FOR UPDATE`,
     );
     locked();
     await held;

@@ -1,6 +1,11 @@
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Config } from '../../common/config.js';
-import { writeQueueLocationFor, writeQueueLocations } from '../../common/queue.js';
+import {
+  writeQueueLocationFor,
+  writeQueueLocations,
+  writesOf,
+  type WriteQueueJob,
+} from '../../common/queue.js';
 import type { QueueLocation } from '../../common/queueShards.js';
 import {
   closeQueueConnection,
@@ -75,4 +80,29 @@ export function openWriteQueues(config: Config): Queue[] {
     closeQueueConnection(connection);
   };
   return queues;
+}
+
+/**
+ * The active job that carries the write with this idempotency key (a job carries the writes an
+ * API process queued together), and where that write is in it: its result is the job's return
+ * value at the same index.
+ */
+export async function activeWriteWithKey(
+  queue: Queue,
+  key: string,
+): Promise<{ job: Job<WriteQueueJob>; index: number } | undefined> {
+  for (const job of (await queue.getActive()) as Job<WriteQueueJob>[]) {
+    const index = writesOf(job.data).findIndex((write) => write.idempotencyKey === key);
+    if (index >= 0) return { job, index };
+  }
+  return undefined;
+}
+
+/** The writes carried by the jobs workers hold on these queues. */
+export async function activeWrites(queues: readonly Queue[]): Promise<number> {
+  let writes = 0;
+  for (const queue of queues)
+    for (const job of (await queue.getActive()) as Job<WriteQueueJob>[])
+      writes += writesOf(job.data).length;
+  return writes;
 }

@@ -8,28 +8,42 @@
  * 2. one Redis, WRITE_QUEUE_SHARDS=3: the cost of the shards alone;
  * 3. the cluster (REDIS_CLUSTER_NODES), WRITE_QUEUE_SHARDS=3.
  *
+ * Each phase starts its own API and worker, loads them unmeasured for a few seconds (a fresh
+ * process first compiles its hot code), then measures. The phases run in BENCH_ROUNDS rounds,
+ * every other round in reverse order, so that no setup is always the one measured on the
+ * largest database or the most loaded minute. Printed per setup: writes/s (each round, and all
+ * rounds together), p99, errors, writes per job (from the API's write_job_writes metric) and,
+ * where /proc is readable, the CPU each write cost the API, the worker, Postgres, Redis (every
+ * master of the cluster) and the load generator.
+ *
  * The npm script runs it under .ci/redis-cluster.sh, which starts three masters on loopback; run
  * `node dist/bench/cluster.js` with REDIS_CLUSTER_NODES set to measure another cluster.
  *
  * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL,
- * REDIS_CLUSTER_NODES, WRITE_QUEUE_SHARDS (for phase 3, default 3), BENCH_SECONDS (per phase,
- * default 10), BENCH_CONNECTIONS (default 50), BENCH_INSTITUTIONS (default 36).
+ * REDIS_CLUSTER_NODES, WRITE_QUEUE_SHARDS (for phases 2 and 3, default 3), BENCH_SECONDS (per
+ * phase, default 10), BENCH_ROUNDS (default 2), BENCH_CONNECTIONS (default 50),
+ * BENCH_INSTITUTIONS (default 36).
  */
 import autocannon from 'autocannon';
-import { Cluster } from 'ioredis';
+import { Cluster, type Redis as SingleRedis } from 'ioredis';
+import { sql } from 'slonik';
+import { z } from 'zod';
 import { loadConfig } from '../common/config.js';
 import { createInstitution } from '../common/institutions.js';
 import { shardOf } from '../common/queueShards.js';
 import { createRedis, deleteMatching, redisTargetOf, redisReady } from '../common/redis.js';
-import { printPhases, type Phase } from './phases.js';
+import { cpuPerRequest, readCpu } from './cpuTime.js';
 import { freePort, stop, until } from './processes.js';
-import { insertBenchRecords, withBenchStack, type BenchStack } from './stack.js';
+import { insertBenchRecords, redisUrl, withBenchStack, type BenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const institutions = Number(process.env.BENCH_INSTITUTIONS ?? 36);
 const clusterNodes = process.env.REDIS_CLUSTER_NODES ?? '';
 const clusterShards = process.env.WRITE_QUEUE_SHARDS ?? '3';
+/** Unmeasured load on each phase's fresh processes. */
+const WARM_UP_SECONDS = 3;
 
 interface Member {
   key: string;
@@ -37,13 +51,30 @@ interface Member {
   institutionId: number;
 }
 
-/** A gift for each member in turn, each under a key of its own. */
-async function writePhase(name: string, url: string, members: Member[]): Promise<Phase> {
+interface Setup {
+  name: string;
+  redis: Record<string, string>;
+  /** The Redis server processes the setup uses (on this machine). */
+  redisPids: number[];
+}
+
+interface Measured {
+  requests: number;
+  perSecond: number;
+  p99: number;
+  errors: number;
+  jobs: number;
+  writes: number;
+  cpu: Record<string, number> | null;
+}
+
+/** Gifts for each member in turn, each under a key of its own, for `duration` seconds. */
+async function load(url: string, members: Member[], label: string, duration: number) {
   let issued = 0;
-  const result = await autocannon({
+  return autocannon({
     url,
     connections,
-    duration: seconds,
+    duration,
     method: 'POST',
     requests: [
       {
@@ -55,7 +86,7 @@ async function writePhase(name: string, url: string, members: Member[]): Promise
             headers: {
               'Content-Type': 'application/json',
               'X-Service-API-Key': member.key,
-              'Idempotency-Key': `${name}-${n}`,
+              'Idempotency-Key': `${label}-${n}`,
             },
             body: JSON.stringify({
               donor_id: member.donorId,
@@ -68,28 +99,31 @@ async function writePhase(name: string, url: string, members: Member[]): Promise
       },
     ],
   });
+}
+
+/** The API's write_job_writes histogram: jobs queued and the writes they carried. */
+async function queuedWrites(apiUrl: string): Promise<{ jobs: number; writes: number }> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
   return {
-    name,
-    perSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
+    jobs: Number(/^write_job_writes_count (\d+)/m.exec(text)?.[1] ?? 0),
+    writes: Number(/^write_job_writes_sum (\d+)/m.exec(text)?.[1] ?? 0),
   };
 }
 
-/** Starts an API and a worker with `redis` settings, loads them, stops them. */
+/** Starts an API and a worker for `setup`, warms them up, measures one phase, stops them. */
 async function measure(
   stack: BenchStack,
-  name: string,
-  redis: Record<string, string>,
+  setup: Setup,
   members: Member[],
-): Promise<Phase> {
+  label: string,
+): Promise<Measured> {
   const port = await freePort();
-  const api = stack.spawn('api/main.js', { ...redis, PORT: String(port) });
-  const worker = stack.spawn('worker/main.js', redis);
-  const url = `http://127.0.0.1:${port}/api/v1/gifts`;
+  const api = stack.spawn('api/main.js', { ...setup.redis, PORT: String(port) });
+  const worker = stack.spawn('worker/main.js', setup.redis);
+  const apiUrl = `http://127.0.0.1:${port}`;
+  const url = `${apiUrl}/api/v1/gifts`;
   try {
-    await until(`the API and worker of "${name}"`, async () => {
+    await until(`the API and worker of "${setup.name}"`, async () => {
       const response = await fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': members[0]!.key },
@@ -102,18 +136,66 @@ async function measure(
       });
       return response.status === 201;
     });
-    return await writePhase(name, url, members);
+    await load(url, members, `${label}-warm`, WARM_UP_SECONDS);
+    const groups = async () => ({
+      API: [api.pid ?? 0],
+      worker: [worker.pid ?? 0],
+      Postgres: await postgresPids(stack),
+      Redis: setup.redisPids,
+      'load generator': [process.pid],
+    });
+    const [cpuBefore, queuedBefore] = await Promise.all([
+      readCpu(await groups()),
+      queuedWrites(apiUrl),
+    ]);
+    const result = await load(url, members, label, seconds);
+    const [cpuAfter, queuedAfter] = await Promise.all([
+      readCpu(await groups()),
+      queuedWrites(apiUrl),
+    ]);
+    const requests = result.requests.total;
+    return {
+      requests,
+      perSecond: result.requests.average,
+      p99: result.latency.p99,
+      errors: result.errors + result.non2xx,
+      jobs: queuedAfter.jobs - queuedBefore.jobs,
+      writes: queuedAfter.writes - queuedBefore.writes,
+      cpu: cpuBefore && cpuAfter ? cpuPerRequest(cpuBefore, cpuAfter, requests) : null,
+    };
   } finally {
     await Promise.all([stop(api), stop(worker)]);
   }
 }
 
-/** Our keys on each master of the cluster (SCAN on each; a cluster SCAN sees one node). */
-async function spreadOverMasters(prefix: string): Promise<string[]> {
-  const cluster = createRedis(
+/** The backends of the scratch database: the service's Postgres work. */
+async function postgresPids(stack: BenchStack): Promise<number[]> {
+  return (
+    await stack.pool.anyFirst(sql.type(z.object({ pid: z.number() }))`
+      SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+  ).map(Number);
+}
+
+/** The pid of a Redis server on this machine, from INFO; none for a remote one. */
+async function redisPid(redis: SingleRedis): Promise<number[]> {
+  const host = redis.options.host ?? '127.0.0.1';
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) return [];
+  const info = await redis.info('server');
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1] ?? 0);
+  return pid ? [pid] : [];
+}
+
+function clusterClient(): Cluster {
+  return createRedis(
     redisTargetOf(loadConfig({ ...minimalEnv, REDIS_CLUSTER_NODES: clusterNodes })),
     'blocking',
   ) as Cluster;
+}
+
+/** Our keys on each master of the cluster (SCAN on each; a cluster SCAN sees one node). */
+async function spreadOverMasters(prefix: string): Promise<string[]> {
+  const cluster = clusterClient();
   await redisReady(cluster);
   try {
     const lines: string[] = [];
@@ -140,6 +222,87 @@ const minimalEnv = {
   CURSOR_SECRET: 'x'.repeat(32),
 };
 
+async function setups(): Promise<Setup[]> {
+  const single = createRedis(redisUrl, 'blocking');
+  const cluster = clusterClient();
+  try {
+    await Promise.all([redisReady(single), redisReady(cluster)]);
+    const singlePids = await redisPid(single as SingleRedis);
+    const masterPids = (
+      await Promise.all(cluster.nodes('master').map((node) => redisPid(node)))
+    ).flat();
+    return [
+      {
+        name: 'one Redis, 1 queue',
+        redis: { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: '1' },
+        redisPids: singlePids,
+      },
+      {
+        name: `one Redis, ${clusterShards} shards`,
+        redis: { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: clusterShards },
+        redisPids: singlePids,
+      },
+      {
+        name: `cluster, ${clusterShards} shards`,
+        redis: { REDIS_CLUSTER_NODES: clusterNodes, WRITE_QUEUE_SHARDS: clusterShards },
+        redisPids: masterPids,
+      },
+    ];
+  } finally {
+    single.disconnect();
+    cluster.disconnect();
+  }
+}
+
+function print(all: Setup[], results: Map<string, Measured[]>) {
+  console.log(
+    `\nWrites of ${institutions} institutions at ${connections} connections, ${seconds} s per ` +
+      `phase, ${rounds} rounds, 1 API and 1 worker process (${new Date().toISOString()})\n`,
+  );
+  const rows = all.map((setup) => {
+    const runs = results.get(setup.name)!;
+    const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+    const perSecond = runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
+    const jobs = runs.reduce((sum, run) => sum + run.jobs, 0);
+    const writes = runs.reduce((sum, run) => sum + run.writes, 0);
+    // CPU per write over all rounds: each round's per-write figure weighted by its writes.
+    const cpu = runs.every((run) => run.cpu)
+      ? Object.fromEntries(
+          Object.keys(runs[0]!.cpu!).map((group) => [
+            group,
+            runs.reduce((sum, run) => sum + run.cpu![group]! * run.requests, 0) / requests,
+          ]),
+        )
+      : null;
+    return {
+      setup: setup.name,
+      'writes/s (rounds)': runs.map((run) => Math.round(run.perSecond)).join(' / '),
+      'writes/s': Math.round(perSecond),
+      'p99 ms': Math.max(...runs.map((run) => run.p99)),
+      errors: runs.reduce((sum, run) => sum + run.errors, 0),
+      'writes per job': jobs ? (writes / jobs).toFixed(1) : '-',
+      ...(cpu
+        ? {
+            'CPU ms per write (API / worker / Postgres / Redis / load / all)': [
+              ...Object.values(cpu).map((ms) => ms.toFixed(2)),
+              Object.values(cpu)
+                .reduce((sum, ms) => sum + ms, 0)
+                .toFixed(2),
+            ].join(' / '),
+          }
+        : {}),
+      perSecond,
+    };
+  });
+  console.table(rows.map(({ perSecond: _, ...row }) => row));
+  const single = rows[0]!.perSecond;
+  const cluster = rows[2]!.perSecond;
+  console.log(
+    `cluster with ${clusterShards} shards against one Redis with 1 queue: ` +
+      `${(cluster / single).toFixed(2)}x (target >= 1.0x: ${cluster >= single ? 'met' : 'NOT met'})`,
+  );
+}
+
 async function main() {
   if (!clusterNodes) {
     process.stderr.write(
@@ -157,35 +320,16 @@ async function main() {
       });
       members.push({ key: apiKey.key, donorId: donorIds[0]!, institutionId: institution.id });
     }
-    const phases: Phase[] = [];
-    phases.push(
-      await measure(
-        stack,
-        'one Redis, 1 queue',
-        { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: '1' },
-        members,
-      ),
-    );
-    phases.push(
-      await measure(
-        stack,
-        `one Redis, ${clusterShards} shards`,
-        { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: clusterShards },
-        members,
-      ),
-    );
-    phases.push(
-      await measure(
-        stack,
-        `cluster, ${clusterShards} shards`,
-        { REDIS_CLUSTER_NODES: clusterNodes, WRITE_QUEUE_SHARDS: clusterShards },
-        members,
-      ),
-    );
-    printPhases(
-      `Writes of ${institutions} institutions at ${connections} connections, ${seconds} s per phase, 1 API and 1 worker process (${new Date().toISOString()})`,
-      phases,
-    );
+    const all = await setups();
+    const results = new Map<string, Measured[]>(all.map((setup) => [setup.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? all : [...all].reverse();
+      for (const setup of order)
+        results
+          .get(setup.name)!
+          .push(await measure(stack, setup, members, `r${round}-${all.indexOf(setup)}`));
+    }
+    print(all, results);
     const shards = Number(clusterShards);
     const perShard = Array.from(
       { length: shards },
@@ -193,7 +337,7 @@ async function main() {
         members.filter(({ institutionId }) => shardOf(institutionId, shards) === shard).length,
     );
     console.log(`\nInstitutions per shard: ${perShard.join(', ')}`);
-    console.log(`Keys on each master after the cluster phase (prefix ${stack.env.QUEUE_PREFIX}):`);
+    console.log(`Keys on each master after the cluster phases (prefix ${stack.env.QUEUE_PREFIX}):`);
     for (const line of await spreadOverMasters(stack.env.QUEUE_PREFIX!)) console.log(`  ${line}`);
   });
 }

@@ -89,6 +89,17 @@ const configSchema = z.object({
     .default('dgm'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: positiveInt(20),
+  /**
+   * `true`: the worker's group-commit statement is a named prepared statement, which Postgres
+   * plans once per connection instead of on every execution. PgBouncer in transaction mode keeps
+   * prepared statements only from 1.21 on, with max_prepared_statements above 0: behind an older
+   * one the worker finds out at its first lost statement and sends them unnamed from then on
+   * (common/db/preparedStatements.ts); `false` starts that way.
+   */
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('true')
+    .transform((value) => value === 'true'),
   /** Requests per second one API key may make to one API process; 0 turns the limit off. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
   /**

@@ -21,6 +21,7 @@ import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
 import { closeWorker } from '../common/shutdown.js';
+import { PreparedStatements } from '../common/db/preparedStatements.js';
 
 /** The consumers of the write queues, one per shard (WRITE_QUEUE_SHARDS). */
 export class WriteWorkers {
@@ -61,6 +62,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   const metrics = createWorkerMetrics(pool);
+  const statements = new PreparedStatements(config.DATABASE_PREPARED_STATEMENTS, logger);
   // Settles of the creates of one group commit are sent in one write (ioredis auto-pipelining).
   const redis = createRedis(target, 'blocking', { enableAutoPipelining: true });
   const processor = createProcessor({
@@ -68,7 +70,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     redis,
     queues: config,
     groupCommit: new GroupCommit(
-      (items) => insertWithReceipts(pool, items),
+      (items) => statements.run((prepared) => insertWithReceipts(pool, items, { prepared })),
       (creates) => metrics.createsPerStatement.observe(creates),
     ),
     metrics,

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import {
   sql,
   type CommonQueryMethods,
@@ -224,9 +225,12 @@ function createSteps(item: ReceiptedCreate, member: number) {
 export async function insertWithReceipts(
   db: CommonQueryMethods,
   items: readonly ReceiptedCreate[],
+  options: { prepared?: boolean } = {},
 ): Promise<(CreatedOutcome | null)[]> {
   const rows = await db.any(
-    sql.type(storedCreate)`${sameShape(items) ? createsAsRows(items) : createsAsSteps(items)}`,
+    sameShape(items)
+      ? createsAsRowsStatement(createsAsRows(items), options.prepared ?? false)
+      : sql.type(storedCreate)`${createsAsSteps(items)}`,
   );
   const outcomes: (CreatedOutcome | null)[] = items.map(() => null);
   for (const row of rows) {
@@ -237,6 +241,19 @@ export async function insertWithReceipts(
     };
   }
   return outcomes;
+}
+
+/**
+ * The statement of createsAsRows, named after its text when `prepared`: a named statement is
+ * parsed and planned once per connection (node-postgres prepares it on first use), where an
+ * unnamed one is planned on every execution, which cost about as much as running it for a batch
+ * of one or two creates. A shape has one text for any number of creates, so a connection holds a
+ * handful of them.
+ */
+function createsAsRowsStatement(statement: FragmentSqlToken, prepared: boolean) {
+  if (!prepared) return sql.type(storedCreate)`${statement}`;
+  const name = `dgs_creates_${hash('sha256', statement.sql, 'hex').slice(0, 24)}`;
+  return sql.prepared(name, storedCreate)`${statement}`;
 }
 
 /** Each create as three steps of one WITH: a statement text of its own for every batch size. */

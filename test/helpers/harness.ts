@@ -124,6 +124,8 @@ export async function startTestService(
     // (a private server to break) keeps it.
     REDIS_CLUSTER_NODES: overrides.REDIS_URL ? '' : (process.env.REDIS_CLUSTER_NODES ?? ''),
     WRITE_QUEUE_SHARDS: process.env.WRITE_QUEUE_SHARDS ?? '1',
+    // The pass through PgBouncer 1.18 (.ci/run) turns prepared statements off.
+    DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS ?? 'true',
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     QUEUE_PREFIX: `dgs-test-${randomBytes(6).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

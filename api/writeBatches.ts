@@ -7,7 +7,7 @@ import {
   type WriteResult,
 } from '../common/commands/runWrite.js';
 import { errors } from '../common/errors.js';
-import { findReceiptFor } from '../common/idempotency/receipts.js';
+import { findReceiptsFor } from '../common/idempotency/receipts.js';
 import {
   acquireLeases,
   EXTEND_AFTER_MS,
@@ -136,6 +136,7 @@ export class WriteBatches {
       return [];
     }
     const taken = new Set<Entry>();
+    const done: Entry[] = [];
     keyed.forEach((entry, index) => {
       const attempt = attempts[index]!;
       if (attempt.state === 'acquired') taken.add(entry);
@@ -147,22 +148,41 @@ export class WriteBatches {
               : errors.idempotencyKeyMismatch(),
           ),
         );
-      else this.replay(entry).then(entry.resolve, entry.reject);
+      else done.push(entry);
     });
+    if (done.length > 0) void this.replay(done);
     return entries.filter((entry) => !entry.lease || taken.has(entry));
   }
 
-  /** A key done: its receipt answers, confirming the API key in the same query (no worker will). */
-  private async replay({ job }: Entry): Promise<WriteResult> {
-    const { keyLive, completed } = await findReceiptFor(
-      this.deps.pool,
-      { institutionId: job.institution.id, source: 'client', key: job.idempotencyKey! },
-      job.apiKeyId,
+  /**
+   * Keys done: their receipts answer, read in one query per institution that also confirms each
+   * API key (no worker will).
+   */
+  private async replay(done: readonly Entry[]): Promise<void> {
+    const byInstitution = Map.groupBy(done, (entry) => entry.job.institution.id);
+    await Promise.all(
+      [...byInstitution].map(async ([institutionId, entries]) => {
+        let lookups;
+        try {
+          lookups = await findReceiptsFor(
+            this.deps.pool,
+            institutionId,
+            'client',
+            entries.map(({ job }) => ({ key: job.idempotencyKey!, apiKeyId: job.apiKeyId })),
+          );
+        } catch (error) {
+          for (const entry of entries) entry.reject(error);
+          return;
+        }
+        entries.forEach((entry, index) => {
+          const { keyLive, completed } = lookups[index]!;
+          if (!keyLive) entry.resolve(revokedKey);
+          else if (completed) entry.resolve(answerFrom(completed, entry.job));
+          // The receipt expired before its marker did: the key is free.
+          else this.submit(entry.job, false).then(entry.resolve, entry.reject);
+        });
+      }),
     );
-    if (!keyLive) return revokedKey;
-    if (completed) return answerFrom(completed, job);
-    // The receipt expired before its marker did: the key is free.
-    return this.submit(job, false);
   }
 
   /**

@@ -212,6 +212,37 @@ test(`more than ${MAX_WRITES_PER_JOB} writes in one turn go as several jobs`, as
   ).toBe(count);
 });
 
+test('retries of done keys in one turn are answered from their receipts, with no worker, each its own', async () => {
+  const firsts = ['again-a', 'again-b', 'again-c'].map((key) => write(gift(key), key));
+  const committed = (await Promise.all(firsts.map((job) => batches.submit(job)))).map(created);
+  await pauseWorkers();
+  try {
+    const retries = [
+      ...firsts.map((job) => ({ ...job, requestId: `${job.requestId}_retry` })),
+      // The first key again with another body: a mismatch, from the same lookup.
+      write(gift('again-a', 77), 'again-a'),
+    ];
+    const answers = await Promise.all(retries.map((job) => batches.submit(job)));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 422]);
+    expect(answers.slice(0, 3).map((answer) => answer.ok && answer.replayed)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(answers.slice(0, 3).map((answer) => created(answer))).toEqual(committed);
+    expect(answers[3]).toMatchObject({
+      ok: false,
+      error: { code: 'idempotency_key_request_mismatch' },
+    });
+    // Answered while no worker runs: nothing was queued.
+    expect(await waitingJobs()).toEqual([]);
+  } finally {
+    resumeWorkers();
+  }
+  for (const subject of ['again-a', 'again-b', 'again-c'])
+    expect(await giftsWithSubject(subject)).toBe(1);
+});
+
 describe('a job of one write, as API processes of the earlier release queued them', () => {
   let listener: Redis;
   const heard: string[] = [];

@@ -1,4 +1,4 @@
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import type { WriteResult } from '../commands/runWrite.js';
 import { errors } from '../errors.js';
 
@@ -10,7 +10,7 @@ import { errors } from '../errors.js';
  * refused write. An API process may admit a real write on a key it confirmed seconds ago
  * (api/recentKeys.ts) because of this: the write itself confirms the key again.
  */
-export const liveKey = (apiKeyId: string) =>
+export const liveKey = (apiKeyId: string | FragmentSqlToken) =>
   sql.fragment`EXISTS (SELECT 1 FROM api_keys WHERE id = ${apiKeyId} AND revoked_at IS NULL)`;
 
 const invalid = errors.invalidApiKey();

@@ -415,7 +415,15 @@ async function findReceipt(
   return row ? toStored(row) : null;
 }
 
-const receiptWithKey = receiptRow.partial().extend({ key_live: z.boolean(), found: z.boolean() });
+const receiptWithKey = receiptRow
+  .partial()
+  .extend({ member: z.number(), key_live: z.boolean(), found: z.boolean() });
+
+export interface ReceiptLookup {
+  /** Whether the API key that asks may still act. */
+  keyLive: boolean;
+  completed: StoredResponse | null;
+}
 
 /**
  * findReceipt together with whether the API key that asks may still act (one round trip): for a
@@ -425,13 +433,44 @@ export async function findReceiptFor(
   db: CommonQueryMethods,
   receipt: ReceiptKey,
   apiKeyId: string,
-): Promise<{ keyLive: boolean; completed: StoredResponse | null }> {
-  const row = await db.one(sql.type(receiptWithKey)`
-    SELECT ${liveKey(apiKeyId)} AS key_live, r.fingerprint IS NOT NULL AS found,
+): Promise<ReceiptLookup> {
+  const [found] = await findReceiptsFor(db, receipt.institutionId, receipt.source, [
+    { key: receipt.key, apiKeyId },
+  ]);
+  return found!;
+}
+
+/**
+ * findReceiptFor for many keys of one institution in one statement, whose text is the same for
+ * any number of them (the API answers the retries it receives together this way): a lookup per
+ * key, in order.
+ */
+export async function findReceiptsFor(
+  db: CommonQueryMethods,
+  institutionId: number,
+  source: ReceiptSource,
+  asks: readonly { key: string; apiKeyId: string }[],
+): Promise<ReceiptLookup[]> {
+  const rows = await db.any(sql.type(receiptWithKey)`
+    SELECT a.member::int AS member, ${liveKey(sql.fragment`a.api_key_id`)} AS key_live,
+           r.fingerprint IS NOT NULL AS found,
            r.fingerprint, r.status_code, r.response_body, r.location
-    FROM (SELECT 1) AS one LEFT JOIN write_receipts r ON ${unexpiredUnder(receipt)}`);
-  const completed = row.found ? toStored(receiptRow.parse(row)) : null;
-  return { keyLive: row.key_live, completed };
+    FROM unnest(${sql.array(
+      asks.map(({ key }) => key),
+      'text',
+    )}, ${sql.array(
+      asks.map(({ apiKeyId }) => apiKeyId),
+      'text',
+    )}) WITH ORDINALITY AS a(key, api_key_id, member)
+    LEFT JOIN write_receipts r ON r.institution_id = ${institutionId} AND r.source = ${source}
+      AND r.key = a.key AND r.expires_at > now()`);
+  const lookups: ReceiptLookup[] = asks.map(() => ({ keyLive: false, completed: null }));
+  for (const row of rows)
+    lookups[row.member - 1] = {
+      keyLive: row.key_live,
+      completed: row.found ? toStored(receiptRow.parse(row)) : null,
+    };
+  return lookups;
 }
 
 /** Deletes expired receipts in batches; returns how many went. */

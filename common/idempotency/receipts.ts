@@ -443,7 +443,9 @@ export async function findReceiptFor(
 /**
  * findReceiptFor for many keys of one institution in one statement, whose text is the same for
  * any number of them (the API answers the retries it receives together this way): a lookup per
- * key, in order.
+ * key, in order. Each key is looked up on its own, by the whole primary key (the LIMIT keeps the
+ * subquery from being merged into a join): as a join, the planner trusted statistics that said
+ * an institution had two receipts when it had thousands, and scanned them all for every retry.
  */
 export async function findReceiptsFor(
   db: CommonQueryMethods,
@@ -462,8 +464,11 @@ export async function findReceiptsFor(
       asks.map(({ apiKeyId }) => apiKeyId),
       'text',
     )}) WITH ORDINALITY AS a(key, api_key_id, member)
-    LEFT JOIN write_receipts r ON r.institution_id = ${institutionId} AND r.source = ${source}
-      AND r.key = a.key AND r.expires_at > now()`);
+    LEFT JOIN LATERAL (
+      SELECT fingerprint, status_code, response_body, location FROM write_receipts
+      WHERE institution_id = ${institutionId} AND source = ${source} AND key = a.key
+        AND expires_at > now()
+      LIMIT 1) r ON true`);
   const lookups: ReceiptLookup[] = asks.map(() => ({ keyLive: false, completed: null }));
   for (const row of rows)
     lookups[row.member - 1] = {

@@ -132,10 +132,6 @@ export class WriteQueues {
     );
   }
 
-  for(institutionId: number): WriteQueue {
-    return this.shards[shardOf(institutionId, this.shards.length)]!;
-  }
-
   /** Jobs by state, summed over the shards. */
   async counts(...states: JobType[]): Promise<Record<string, number>> {
     const all = await Promise.all(this.shards.map((queue) => queue.getJobCounts(...states)));

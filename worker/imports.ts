@@ -1,4 +1,3 @@
-import { closeWorker } from '../common/shutdown.js';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
@@ -18,6 +17,7 @@ import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import { queueLocation } from '../common/queueShards.js';
+import { closeWorker } from '../common/shutdown.js';
 
 /** The advisory lock key of the sweep (any constant the service uses for nothing else). */
 const SWEEP_LOCK = 7_341_201;

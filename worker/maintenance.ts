@@ -1,4 +1,3 @@
-import { closeWorker } from '../common/shutdown.js';
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
@@ -7,6 +6,7 @@ import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import type { Logger } from '../common/logger.js';
 import { queueLocation } from '../common/queueShards.js';
+import { closeWorker } from '../common/shutdown.js';
 
 const MAINTENANCE_QUEUE = 'maintenance';
 const PURGE_EVERY_MS = 10 * 60_000;

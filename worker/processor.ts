@@ -40,6 +40,12 @@ const JOB_RECEIPT_TTL_SECONDS = 3_600;
 /** One write's outcome: its result, or the error that stopped it (answered 500). */
 type Outcome = { result: WriteResult } | { failed: string };
 
+/** A write of the job that has its outcome, to settle and answer. */
+interface Answered {
+  write: WriteJob;
+  outcome: Outcome;
+}
+
 /**
  * job → its writes, side by side → each its own command and transaction → their results. The
  * writes of a job are independent requests that one API process received at once; each commits
@@ -97,15 +103,15 @@ export function createProcessor(deps: ProcessorDeps) {
     const writes = writesOf(job.data);
     const answers = new Answers(deps, doneSeconds, job);
     const outcomes = await Promise.all(
-      writes.map((data, index) =>
+      writes.map((data) =>
         run(data, job).then(
-          (result): Outcome => answers.add(index, { result }),
+          (result): Outcome => answers.add(data, { result }),
           (error: unknown): Outcome => {
             deps.logger.error(
               { requestId: data.requestId, jobId: job.id, command: data.command, err: error },
               'write failed',
             );
-            return answers.add(index, { failed: String(error) });
+            return answers.add(data, { failed: String(error) });
           },
         ),
       ),
@@ -126,20 +132,17 @@ export function createProcessor(deps: ProcessorDeps) {
  * in one message.
  */
 class Answers {
-  private waiting: { index: number; outcome: Outcome }[] = [];
+  private waiting: Answered[] = [];
   private sending: Promise<void> = Promise.resolve();
-  private readonly writes: readonly WriteJob[];
 
   constructor(
     private readonly deps: ProcessorDeps,
     private readonly doneSeconds: number,
     private readonly job: Job<WriteQueueJob>,
-  ) {
-    this.writes = writesOf(job.data);
-  }
+  ) {}
 
-  add(index: number, outcome: Outcome): Outcome {
-    this.waiting.push({ index, outcome });
+  add(write: WriteJob, outcome: Outcome): Outcome {
+    this.waiting.push({ write, outcome });
     if (this.waiting.length === 1) setImmediate(() => this.flush());
     return outcome;
   }
@@ -167,10 +170,9 @@ class Answers {
    * the reply: the reply waits for the settle's answer, or a client told 201 who retries at once
    * could find its key still in flight.
    */
-  private async send(answered: readonly { index: number; outcome: Outcome }[]): Promise<void> {
+  private async send(answered: readonly Answered[]): Promise<void> {
     const { deps, job } = this;
-    const settlements = answered.flatMap(({ index, outcome }) => {
-      const data = this.writes[index]!;
+    const settlements = answered.flatMap(({ write: data, outcome }) => {
       if (!data.idempotencyKey) return [];
       return [
         {
@@ -191,14 +193,11 @@ class Answers {
   }
 
   /** A reply per write, or, to an API process of the release before batches, its one reply. */
-  private message(answered: readonly { index: number; outcome: Outcome }[]): string {
+  private message(answered: readonly Answered[]): string {
     if (!('writes' in this.job.data))
       return JSON.stringify({ jobId: this.job.id, ...answered[0]!.outcome });
     return JSON.stringify(
-      answered.map(({ index, outcome }): Reply => ({
-        requestId: this.writes[index]!.requestId,
-        ...outcome,
-      })),
+      answered.map(({ write, outcome }): Reply => ({ requestId: write.requestId, ...outcome })),
     );
   }
 }

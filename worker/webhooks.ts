@@ -1,4 +1,3 @@
-import { closeWorker } from '../common/shutdown.js';
 import { createHash } from 'node:crypto';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { DatabasePool } from 'slonik';
@@ -22,6 +21,7 @@ import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
 import { deliveryTargets, type DeliveryTarget } from '../common/webhooks/targets.js';
 import { Batches } from './batches.js';
+import { closeWorker } from '../common/shutdown.js';
 
 /** How often each worker looks for events not yet dispatched. */
 const DISPATCH_EVERY_MS = 250;

@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { WriteJob } from '../common/commands/runWrite.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import { PreparedStatements } from '../common/db/preparedStatements.js';
 import { writeEventOf } from '../common/events/outbox.js';
-import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import { insertWithReceipts, type ReceiptedCreate } from '../common/idempotency/receipts.js';
 import { createGift } from '../common/resources/gifts/commands.js';
 import { createLogger } from '../common/logger.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { newDonor } from './helpers/singleStatement.js';
+import { writeJobFor } from './helpers/writeJob.js';
 
 /**
  * The worker's group-commit statement (DATABASE_PREPARED_STATEMENTS, on by default) is a named
@@ -22,30 +21,17 @@ import { startTestService, type TestService } from './helpers/harness.js';
 let service: TestService;
 let donorId: number;
 
-const institution = () => ({
-  id: service.tenant.institutionId,
-  name: 'Test University',
-  currency: 'USD',
-});
-
 /** A gift create as the worker commits it: the command's single statement and its receipt. */
 function giftCreate(subject: string): ReceiptedCreate {
-  const request = {
-    params: {},
-    body: { donor_id: donorId, amount: 12, subject, gift_date: '2026-07-01' },
-  };
-  const job: WriteJob = {
-    command: createGift.name,
-    institution: institution(),
-    apiKeyId: service.tenant.apiKeyId,
-    requestId: `req_${randomBytes(12).toString('hex')}`,
-    request,
-    fingerprint: fingerprintOf(createGift.name, request),
-    idempotencyKey: subject,
-  };
+  const job = writeJobFor(
+    service.tenant,
+    createGift,
+    { donor_id: donorId, amount: 12, subject, gift_date: '2026-07-01' },
+    subject,
+  );
   const create = createGift.singleStatement!(
     { institution: job.institution, dryRun: false, now: new Date().toISOString() },
-    request,
+    job.request,
   );
   if (!create) throw new Error('a plain gift should be one statement');
   return {
@@ -62,15 +48,7 @@ const preparedNames = z.object({ name: z.string() });
 
 beforeAll(async () => {
   service = await startTestService();
-  const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
-    body: {
-      role: 'Individual',
-      first_name: 'Emmy',
-      last_name: 'Noether',
-      email: 'emmy@example.org',
-    },
-  });
-  donorId = donor.body.id;
+  donorId = (await newDonor(service)).id;
 });
 afterAll(async () => {
   await service?.close();
@@ -79,7 +57,7 @@ afterAll(async () => {
 test.each([
   ['prepared: one named statement on the connection for batches of any size', true, 1],
   ['not prepared: none', false, 0],
-])('%s', async (label, prepared, statements) => {
+])('%s', async (_label, prepared, statements) => {
   const subjects = [1, 2, 3, 4].map((n) => `${prepared ? 'prepared' : 'plain'}-${n}`);
   // A connection of its own, direct to the database (never through a pooler): nothing on it was
   // prepared before.
@@ -103,7 +81,6 @@ test.each([
   const stored = await service.db.anyFirst(sql.unsafe`
     SELECT subject FROM gifts WHERE subject = ANY(${sql.array(subjects, 'text')}) ORDER BY subject`);
   expect(stored).toEqual(subjects);
-  void label;
 });
 
 test('a named statement lost as a pooler loses it is sent again unnamed, and none is named after, with one warning', async () => {

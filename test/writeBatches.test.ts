@@ -1,9 +1,7 @@
 import type { Job, Queue } from 'bullmq';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
 import { WriteBatches } from '../api/writeBatches.js';
 import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
-import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import { leaseAfterQueuedMs, lockKeyFor } from '../common/idempotency/lock.js';
 import {
   MAX_WRITES_PER_JOB,
@@ -24,6 +22,8 @@ import {
 import { shardOf } from '../common/queueShards.js';
 import { createGift } from '../common/resources/gifts/commands.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { newDonor } from './helpers/singleStatement.js';
+import { writeJobFor } from './helpers/writeJob.js';
 import { waitFor } from './helpers/wait.js';
 import { openWriteQueue } from './helpers/writeQueue.js';
 
@@ -50,18 +50,8 @@ const gift = (subject: string, amount = 30) => ({
   gift_date: '2026-05-01',
 });
 
-const write = (body: Record<string, unknown>, idempotencyKey: string | null = null): WriteJob => {
-  const request = { params: {}, body: body as WriteJob['request']['body'] };
-  return {
-    command: createGift.name,
-    institution: { id: service.tenant.institutionId, name: 'Test University', currency: 'USD' },
-    apiKeyId: service.tenant.apiKeyId,
-    requestId: `req_${randomBytes(12).toString('hex')}`,
-    request,
-    fingerprint: fingerprintOf(createGift.name, request),
-    idempotencyKey,
-  };
-};
+const write = (body: Record<string, unknown>, idempotencyKey: string | null = null): WriteJob =>
+  writeJobFor(service.tenant, createGift, body, idempotencyKey);
 
 const pauseWorkers = () => Promise.all(service.workers.map(({ worker }) => worker.pause()));
 const resumeWorkers = () => {
@@ -101,10 +91,7 @@ beforeAll(async () => {
     extendedLeaseMs: leaseAfterQueuedMs(config.WRITE_TIMEOUT_MS),
   });
   queue = openWriteQueue(config, service.tenant.institutionId);
-  const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
-    body: { role: 'Individual', first_name: 'Ada', last_name: 'Byron', email: 'ada@example.org' },
-  });
-  donorId = donor.body.id;
+  donorId = (await newDonor(service)).id;
 });
 
 afterAll(async () => {

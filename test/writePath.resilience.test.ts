@@ -5,8 +5,8 @@ import { runWrite, type WriteJob } from '../common/commands/runWrite.js';
 import type { Command } from '../common/commands/command.js';
 import { createDonor } from '../common/resources/donors/commands.js';
 import { createGift } from '../common/resources/gifts/commands.js';
-import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { writeJobFor } from './helpers/writeJob.js';
 import { TcpProxy } from './helpers/tcpProxy.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -43,18 +43,7 @@ describe('a job delivered twice commits once', () => {
     command: Command = createGift,
     body: Record<string, unknown> = giftFor(donorId),
     requestId = 'req_redelivered',
-  ): WriteJob => {
-    const request = { params: {}, body: body as WriteJob['request']['body'] };
-    return {
-      command: command.name,
-      institution: { id: service.tenant.institutionId, name: 'Test University', currency: 'USD' },
-      apiKeyId: service.tenant.apiKeyId,
-      requestId,
-      request,
-      fingerprint: fingerprintOf(command.name, request),
-      idempotencyKey,
-    };
-  };
+  ): WriteJob => writeJobFor(service.tenant, command, body, idempotencyKey, requestId);
 
   test.each([
     ['a keyless write (receipt by request id)', null],

@@ -2,11 +2,11 @@
 import { loadConfigOrExit } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { onShutdown } from '../common/shutdown.js';
-import { checkDependenciesOrExit } from '../common/startupChecks.js';
+import { checkDependenciesOrExit, startOrExit } from '../common/startupChecks.js';
 import { startApi } from './server.js';
 
 const config = loadConfigOrExit();
 await checkDependenciesOrExit(config);
 const logger = createLogger(config.LOG_LEVEL);
-const api = await startApi(config, logger);
+const api = await startOrExit(() => startApi(config, logger));
 onShutdown(logger, 'api', () => api.close());

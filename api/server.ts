@@ -12,6 +12,7 @@ import {
   queueConnection,
   redisTargetOf,
 } from '../common/redis.js';
+import { readyWithin } from '../common/startupChecks.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { probeThrough, RevocationListener } from '../common/auth/revocationListener.js';
@@ -54,7 +55,10 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   for (const queue of queues.shards)
     queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   // Subscribed before the first job is queued, so no reply can come first.
-  await Promise.all([queues.waitUntilReady(), replies.start()]);
+  await readyWithin(
+    'The write queues and the reply subscription',
+    Promise.all([queues.waitUntilReady(), replies.start()]),
+  );
 
   // The webhooks queue, for the metrics and the queue board; the API queues nothing on it.
   const deliveries = createDeliveryQueue(connection, config.QUEUE_PREFIX);

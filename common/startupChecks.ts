@@ -181,14 +181,51 @@ export async function checkDependencies(config: Config): Promise<void> {
 }
 
 /** Entry points call this: a failed check stops the process with its one line. */
-export async function checkDependenciesOrExit(config: Config): Promise<void> {
+export function checkDependenciesOrExit(config: Config): Promise<void> {
+  return startOrExit(() => checkDependencies(config));
+}
+
+/** Runs a step of an entry point's start; a StartupError stops the process with its one line. */
+export async function startOrExit<T>(step: () => Promise<T>): Promise<T> {
   try {
-    await checkDependencies(config);
+    return await step();
   } catch (error) {
     if (error instanceof StartupError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
     throw error;
+  }
+}
+
+const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * Bounds a start-up wait on Redis connections that retry for ever (BullMQ's, the reply
+ * subscriber's). The checks above have just found Redis answering, so a wait this long means a
+ * connection that will not recover by itself: the process ends with one line and its supervisor
+ * starts it again, rather than running without ever listening or taking a job, and saying nothing.
+ */
+export async function readyWithin<T>(
+  what: string,
+  ready: Promise<T>,
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const overdue = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StartupError(
+            `${what} not ready within ${timeoutMs / 1000} s although Redis answered the start-up check: starting again may help; if not, check the Redis logs.`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([ready, overdue]);
+  } finally {
+    clearTimeout(timer);
   }
 }

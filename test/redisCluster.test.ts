@@ -18,7 +18,7 @@ import {
 } from './helpers/harness.js';
 import { startRedisCluster, type LocalRedisCluster } from './helpers/redisCluster.js';
 import { holdDonorRow } from './helpers/rowLock.js';
-import { sleep, waitFor } from './helpers/wait.js';
+import { sleep, waitFor, withinPhases } from './helpers/wait.js';
 
 type Body = Record<string, unknown> & { id: number; error?: { code: string } };
 
@@ -35,7 +35,13 @@ let service: TestService;
 const members: Member[] = [];
 
 beforeAll(async () => {
+  await withinPhases(110_000, (phase) => setUp(phase));
+}, 120_000);
+
+async function setUp(phase: (name: string) => void) {
+  phase('starting the Redis Cluster');
   cluster = await startRedisCluster(3);
+  phase('starting the service');
   service = await startTestService({
     REDIS_CLUSTER_NODES: cluster.nodes,
     WRITE_QUEUE_SHARDS: String(SHARDS),
@@ -46,6 +52,7 @@ beforeAll(async () => {
     const tenant = n === 0 ? service.tenant : await service.createTenant(`College ${n}`);
     const shard = shardOf(tenant.institutionId, SHARDS);
     if (members.filter((member) => member.shard === shard).length >= 2) continue;
+    phase(`creating a donor of institution ${tenant.institutionId} (shard ${shard})`);
     // As a client would: on a loaded machine a first write may outlast WRITE_TIMEOUT_MS.
     const donor = await untilAnswered(() =>
       service.call<Body>('POST', '/api/v1/donors', {
@@ -59,7 +66,7 @@ beforeAll(async () => {
     if (new Set(members.map((member) => member.shard)).size === SHARDS && members.length === 6)
       break;
   }
-}, 120_000);
+}
 
 afterAll(async () => {
   await service?.close();

@@ -2,11 +2,11 @@
 import { loadConfigOrExit } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
 import { onShutdown } from '../common/shutdown.js';
-import { checkDependenciesOrExit } from '../common/startupChecks.js';
+import { checkDependenciesOrExit, startOrExit } from '../common/startupChecks.js';
 import { startWorker } from './worker.js';
 
 const config = loadConfigOrExit();
 await checkDependenciesOrExit(config);
 const logger = createLogger(config.LOG_LEVEL);
-const worker = await startWorker(config, logger);
+const worker = await startOrExit(() => startWorker(config, logger));
 onShutdown(logger, 'worker', () => worker.close());

@@ -9,6 +9,7 @@ import {
   queueConnection,
   redisTargetOf,
 } from '../common/redis.js';
+import { readyWithin } from '../common/startupChecks.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
@@ -102,7 +103,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       return shard;
     }),
   );
-  await Promise.all(worker.shards.map((shard) => shard.waitUntilReady()));
+  await readyWithin(
+    "The write queues' workers",
+    Promise.all(worker.shards.map((shard) => shard.waitUntilReady())),
+  );
   const stopHeartbeat = startHeartbeat(redis, config);
   const maintenance = await startMaintenance(
     pool,

@@ -58,6 +58,9 @@ function databaseUrlFor(baseUrl: string, database: string): string {
   return url.toString();
 }
 
+/** Longer than any answer the service gives (its write timeout and statement timeouts). */
+const CALL_TIMEOUT_MS = 60_000;
+
 const env = (name: string) => {
   const value = process.env[name];
   if (!value)
@@ -176,7 +179,17 @@ export async function startTestService(
         body = JSON.stringify(options.body);
         headers['Content-Type'] ??= 'application/json';
       }
-      const response = await fetch(`${api.url}${path}`, { method, headers, body });
+      // A request the service never answers fails here, named, rather than as a test's timeout.
+      const response = await fetch(`${api.url}${path}`, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      }).catch((error: unknown) => {
+        if (error instanceof DOMException && error.name === 'TimeoutError')
+          throw new Error(`${method} ${path}: no answer within ${CALL_TIMEOUT_MS / 1000} s`);
+        throw error;
+      });
       const text = await response.text();
       const parsed: unknown = text ? JSON.parse(text) : null;
       // The contract check (helpers/contract.ts): the response must be as the OpenAPI document says.

@@ -12,3 +12,33 @@ export async function waitFor(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Fails naming the phase still running when `ms` have passed, rather than leaving it to the hook's
+ * timeout, which says nothing of where it stopped.
+ */
+export async function withinPhases(
+  ms: number,
+  run: (phase: (name: string) => void) => Promise<void>,
+) {
+  const started = Date.now();
+  let current = 'starting';
+  const phases: string[] = [];
+  const phase = (name: string) => {
+    phases.push(`${name} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    current = name;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const overdue = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new Error(`set-up still ${current} after ${ms / 1000} s (${phases.join('; ')})`)),
+      ms,
+    );
+  });
+  try {
+    await Promise.race([run(phase), overdue]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

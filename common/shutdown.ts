@@ -1,3 +1,4 @@
+import { within } from './deadline.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -56,17 +57,9 @@ export async function closeWorker(
   logger: Logger,
   graceMs = WORKER_CLOSE_GRACE_MS,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), graceMs);
-  });
-  try {
-    if ((await Promise.race([worker.close(), late])) === 'late') {
-      logger.warn({ queue: worker.name, graceMs }, 'worker did not close in time; left behind');
-      // Not awaited: a connection that never ends would hold this close up again.
-      void worker.disconnect().catch(() => {});
-    }
-  } finally {
-    clearTimeout(timer);
+  if ((await within(worker.close(), graceMs, () => 'late' as const)) === 'late') {
+    logger.warn({ queue: worker.name, graceMs }, 'worker did not close in time; left behind');
+    // Not awaited: a connection that never ends would hold this close up again.
+    void worker.disconnect().catch(() => {});
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import type { Config } from './config.js';
+import { within } from './deadline.js';
 import { migrationsDir } from './db/migrate.js';
 import { describeRedisTarget, redisOptions, redisTargetOf, type RedisTarget } from './redis.js';
 
@@ -206,26 +207,14 @@ const READY_TIMEOUT_MS = 30_000;
  * connection that will not recover by itself: the process ends with one line and its supervisor
  * starts it again, rather than running without ever listening or taking a job, and saying nothing.
  */
-export async function readyWithin<T>(
+export function readyWithin<T>(
   what: string,
   ready: Promise<T>,
   timeoutMs = READY_TIMEOUT_MS,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const overdue = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new StartupError(
-            `${what} not ready within ${timeoutMs / 1000} s although Redis answered the start-up check: starting again may help; if not, check the Redis logs.`,
-          ),
-        ),
-      timeoutMs,
+  return within(ready, timeoutMs, () => {
+    throw new StartupError(
+      `${what} not ready within ${timeoutMs / 1000} s although Redis answered the start-up check: starting again may help; if not, check the Redis logs.`,
     );
   });
-  try {
-    return await Promise.race([ready, overdue]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -172,12 +172,12 @@ class Answers {
    */
   private async send(answered: readonly Answered[]): Promise<void> {
     const { deps, job } = this;
-    const settlements = answered.flatMap(({ write: data, outcome }) => {
-      if (!data.idempotencyKey) return [];
+    const settlements = answered.flatMap(({ write, outcome }) => {
+      if (!write.idempotencyKey) return [];
       return [
         {
-          key: lockKeyFor(deps.queues, data.institution.id, data.idempotencyKey),
-          token: newLockToken(data.fingerprint, data.requestId),
+          key: lockKeyFor(deps.queues, write.institution.id, write.idempotencyKey),
+          token: newLockToken(write.fingerprint, write.requestId),
           committed: 'result' in outcome && outcome.result.ok,
         },
       ];

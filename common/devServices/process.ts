@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { within } from '../deadline.js';
 
 /** A local service could not be started; the message says what to do instead. */
 export class ServiceError extends Error {}
@@ -101,14 +102,11 @@ export async function stopProcess(
   proc.release();
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
   proc.child.kill(signal);
-  let timer: NodeJS.Timeout | undefined;
-  const killed = await Promise.race([
+  const killed = await within(
     proc.exited.then(() => false),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), graceMs);
-    }),
-  ]);
-  clearTimeout(timer);
+    graceMs,
+    () => true,
+  );
   if (killed) {
     proc.child.kill('SIGKILL');
     await proc.exited;

@@ -1,3 +1,5 @@
+import { within } from '../../common/deadline.js';
+
 /** Polls until `check` returns true, failing the test after `timeoutMs`. */
 export async function waitFor(
   check: () => Promise<boolean> | boolean,
@@ -22,23 +24,12 @@ export async function withinPhases(
   run: (phase: (name: string) => void) => Promise<void>,
 ) {
   const started = Date.now();
-  let current = 'starting';
-  const phases: string[] = [];
-  const phase = (name: string) => {
-    phases.push(`${name} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    current = name;
-  };
-  let timer: NodeJS.Timeout | undefined;
-  const overdue = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new Error(`set-up still ${current} after ${ms / 1000} s (${phases.join('; ')})`)),
-      ms,
+  const phases: { name: string; at: number }[] = [];
+  const phase = (name: string) => phases.push({ name, at: (Date.now() - started) / 1000 });
+  await within(run(phase), ms, () => {
+    const began = phases.map(({ name, at }) => `${name} at ${at.toFixed(1)} s`).join('; ');
+    throw new Error(
+      `set-up still ${phases.at(-1)?.name ?? 'starting'} after ${ms / 1000} s (${began})`,
     );
   });
-  try {
-    await Promise.race([run(phase), overdue]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,31 +2,32 @@
 // the one line "N passed, N failed" summed over all passes. Only the tail of CI's output is kept,
 // so a failure deep in an early pass's output must be repeated here to be seen at all.
 // Arguments: label=path pairs, one per pass, each path a Jest --json output file.
-const fs = require("fs");
-const path = require("path");
+const fs = require('fs');
+const path = require('path');
 
 const MESSAGE_LINES = 12;
-const stripAnsi = (text) => text.replace(/\u001b\[[0-9;]*m/g, "");
+const stripAnsi = (text) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 function firstLines(text) {
   const lines = stripAnsi(text)
-    .split("\n")
-    .filter((line) => line.trim() !== "");
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const shown = lines.slice(0, MESSAGE_LINES).map((line) => `      ${line}`);
-  if (lines.length > MESSAGE_LINES) shown.push(`      ... (${lines.length - MESSAGE_LINES} more lines)`);
-  return shown.join("\n");
+  if (lines.length > MESSAGE_LINES)
+    shown.push(`      ... (${lines.length - MESSAGE_LINES} more lines)`);
+  return shown.join('\n');
 }
 
 let passed = 0;
 let failed = 0;
 const failures = [];
 for (const argument of process.argv.slice(2)) {
-  const split = argument.indexOf("=");
+  const split = argument.indexOf('=');
   const label = argument.slice(0, split);
   const file = argument.slice(split + 1);
   let results;
   try {
-    results = JSON.parse(fs.readFileSync(file, "utf8"));
+    results = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     failures.push(`[${label}] no results: the pass wrote no readable ${path.basename(file)}`);
     continue;
@@ -35,12 +36,16 @@ for (const argument of process.argv.slice(2)) {
   failed += (results.numFailedTests ?? 0) + (results.numRuntimeErrorTestSuites ?? 0);
   for (const suite of results.testResults ?? []) {
     const suiteName = path.relative(process.cwd(), suite.name);
-    const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === "failed");
+    const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
     for (const test of failedTests) {
-      failures.push(`[${label}] ${suiteName} › ${test.fullName}\n${firstLines(test.failureMessages.join("\n"))}`);
+      failures.push(
+        `[${label}] ${suiteName} › ${test.fullName}\n${firstLines(test.failureMessages.join('\n'))}`,
+      );
     }
-    if (failedTests.length === 0 && suite.status === "failed") {
-      failures.push(`[${label}] ${suiteName} (the file itself failed)\n${firstLines(suite.message ?? "")}`);
+    if (failedTests.length === 0 && suite.status === 'failed') {
+      failures.push(
+        `[${label}] ${suiteName} (the file itself failed)\n${firstLines(suite.message ?? '')}`,
+      );
     }
   }
 }

@@ -13,6 +13,7 @@ import {
   redisTargetOf,
 } from '../common/redis.js';
 import { readyWithin } from '../common/startupChecks.js';
+import { closeParts } from '../common/shutdown.js';
 import { createApp } from './app.js';
 import { RecentKeys } from './recentKeys.js';
 import { probeThrough, RevocationListener } from '../common/auth/revocationListener.js';
@@ -129,11 +130,16 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       server.closeIdleConnections();
       await closed;
       clearInterval(sweep);
-      await revocations.close();
-      await replies.close();
-      await queues.close();
-      await deliveries.close();
-      await importQueue.close();
+      await closeParts(
+        {
+          revocations: () => revocations.close(),
+          replies: () => replies.close(),
+          writes: () => queues.close(),
+          webhooks: () => deliveries.close(),
+          imports: () => importQueue.close(),
+        },
+        logger,
+      );
       closeQueueConnection(connection);
       redis.disconnect();
       await pool.end();

@@ -45,6 +45,40 @@ export function onShutdown(
 export const WORKER_CLOSE_GRACE_MS = 5_000;
 
 /**
+ * How long a process's queues, their workers and listeners may take to close, all side by side:
+ * a worker's grace, then a second for the queues behind it. A queue's own close waits on its
+ * Redis connection as a worker's does, so with Redis frozen it would otherwise hold the process
+ * until the forced exit (exit code 1) instead of a clean stop.
+ */
+export const QUEUES_CLOSE_GRACE_MS = WORKER_CLOSE_GRACE_MS + 1_000;
+
+/**
+ * Closes each part side by side. A part that fails, or is still closing after `graceMs`, is
+ * logged and left behind: it waits on a Redis or Postgres that is gone, and its connections go
+ * with the process. Work it held is safe to abandon (a write's receipt makes a redelivery replay
+ * it), so a stop with a server down is still a clean one.
+ */
+export async function closeParts(
+  parts: Record<string, () => Promise<unknown>>,
+  logger: Logger,
+  graceMs = QUEUES_CLOSE_GRACE_MS,
+): Promise<void> {
+  const open = new Set(Object.keys(parts));
+  const closing = Object.entries(parts).map(async ([part, close]) => {
+    try {
+      await close();
+    } catch (error) {
+      logger.warn({ err: error, part }, 'close failed; left behind');
+    } finally {
+      open.delete(part);
+    }
+  });
+  if ((await within(Promise.all(closing), graceMs, () => 'late' as const)) === 'late') {
+    logger.warn({ parts: [...open], graceMs }, 'did not close in time; left behind');
+  }
+}
+
+/**
  * Closes a BullMQ worker: it takes no new job and lets the ones it runs finish. BullMQ's close
  * waits for its blocking connection to end, which never happens while that connection is between
  * two reconnection attempts, as after a Redis restart moments before (taskforcesh/bullmq#4656).

@@ -21,7 +21,7 @@ import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
-import { closeWorker } from '../common/shutdown.js';
+import { closeParts, closeWorker } from '../common/shutdown.js';
 import { PreparedStatements } from '../common/db/preparedStatements.js';
 
 /** The consumers of the write queues, one per shard (WRITE_QUEUE_SHARDS). */
@@ -139,13 +139,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     worker,
     async close() {
       stopHeartbeat();
-      // Side by side, so that the whole stays within one worker's grace (common/shutdown.ts).
-      await Promise.all([
-        worker.close(logger),
-        maintenance.close(),
-        webhooks.close(),
-        imports.close(),
-      ]);
+      await closeParts(
+        {
+          writes: () => worker.close(logger),
+          maintenance: () => maintenance.close(),
+          webhooks: () => webhooks.close(),
+          imports: () => imports.close(),
+        },
+        logger,
+      );
       closeQueueConnection(connection);
       redis.disconnect();
       await new Promise((resolve) =>

@@ -2,14 +2,14 @@
 // the one line "N passed, N failed" summed over all passes. Only the tail of CI's output is kept,
 // so a failure deep in an early pass's output must be repeated here to be seen at all.
 // Arguments: label=path pairs, one per pass, each path a Jest --json output file.
-const fs = require('fs');
-const path = require('path');
+import fs from 'node:fs';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const MESSAGE_LINES = 12;
-const stripAnsi = (text) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 function firstLines(text) {
-  const lines = stripAnsi(text)
+  const lines = stripVTControlCharacters(text)
     .split('\n')
     .filter((line) => line.trim() !== '');
   const shown = lines.slice(0, MESSAGE_LINES).map((line) => `      ${line}`);

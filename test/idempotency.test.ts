@@ -418,15 +418,19 @@ describe('the done marker in Redis is a shortcut, Postgres the record', () => {
       },
     ]);
     expect(taken?.state).toBe('acquired');
+    // Redis itself ends the lease: its time to live is the bound, whatever the machine's load.
+    expect(await service.redis.pttl(markerOf('never-queued'))).toBeLessThanOrEqual(
+      LEASE_UNTIL_QUEUED_MS,
+    );
     const held = await postGift('never-queued', gift({ subject: 'Never queued' }));
     expect(held.status).toBe(422);
     expect(held.body.error?.code).toBe('idempotency_key_request_mismatch');
     await waitFor(
       async () => (await service.redis.exists(markerOf('never-queued'))) === 0,
-      LEASE_UNTIL_QUEUED_MS + 1_000,
+      LEASE_UNTIL_QUEUED_MS + 2_000,
       'the lease to run out',
     );
-    expect(Date.now() - takenAt).toBeLessThanOrEqual(LEASE_UNTIL_QUEUED_MS + 500);
+    expect(Date.now() - takenAt).toBeLessThanOrEqual(LEASE_UNTIL_QUEUED_MS + 1_000);
     const before = await giftCount();
     const freed = await postGift('never-queued', gift({ subject: 'Never queued' }));
     expect(freed.status).toBe(201);

@@ -48,7 +48,9 @@ test('with no worker: /ready is 503, a write is 503 at once with nothing queued,
     body: { ...gift, donor_id: donorId },
     headers: { 'Idempotency-Key': 'no-worker-1' },
   });
-  expect(Date.now() - started).toBeLessThan(1_000);
+  // At once, not after waiting out WRITE_TIMEOUT_MS for a worker (the bound leaves room for a
+  // loaded machine).
+  expect(Date.now() - started).toBeLessThan(service.config.WRITE_TIMEOUT_MS / 2);
   expect(refused.status).toBe(503);
   expect(refused.headers.get('Retry-After')).toBe('1');
   expect(refused.body.error.code).toBe('service_unavailable');

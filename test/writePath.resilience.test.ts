@@ -133,7 +133,8 @@ describe('write timeout', () => {
       });
     const started = Date.now();
     const timedOut = await post();
-    expect(Date.now() - started).toBeLessThan(1_400);
+    // After this service's 400 ms, not the default 10 s (with room for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(timedOut.status).toBe(504);
     expect(timedOut.body.error).toMatchObject({ type: 'api_error', code: 'write_timeout' });
     const whileQueued = await post();

@@ -22,6 +22,7 @@ import {
 } from './helpers/processes.js';
 import { startRedisCluster, type LocalRedisCluster } from './helpers/redisCluster.js';
 import { makeTlsFiles, type TlsFiles } from './helpers/tlsFiles.js';
+import { within } from '../common/deadline.js';
 
 const PASSWORD = 'cluster-secret-1';
 let dir: string;
@@ -105,10 +106,7 @@ test.each([
 ])('with %s the API refuses to start and says what to set', async (_case, changes, hint) => {
   const api = spawnEntry('api/main.js', clusterEnv(changes));
   processes.push(api);
-  const code = await Promise.race([
-    api.exited,
-    new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
-  ]);
+  const code = await within(api.exited, 30_000, () => 'still running');
   expect(code).toBe(1);
   const output = [...api.stdout, ...api.stderr].join('\n');
   expect(output).toMatch(hint);

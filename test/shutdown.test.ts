@@ -2,6 +2,7 @@
 import { configEnv, RedisServer, startEntry, type ServiceProcess } from './helpers/processes.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { SHUTDOWN_GRACE_MS } from '../common/shutdown.js';
+import { within } from '../common/deadline.js';
 
 let service: TestService;
 
@@ -16,7 +17,7 @@ afterAll(async () => {
 async function timeToExit(proc: ServiceProcess, signal: NodeJS.Signals): Promise<number> {
   const started = Date.now();
   proc.child.kill(signal);
-  await Promise.race([proc.exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+  await within(proc.exited, 15_000, () => null);
   if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
   return Date.now() - started;
 }

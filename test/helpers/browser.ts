@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { within } from '../../common/deadline.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -32,8 +33,5 @@ export async function launchChromium(purpose: string): Promise<Browser> {
 
 /** Closes the browser, waiting at most 15 s: on a loaded machine Chromium can be slow to quit. */
 export async function closeBrowser(browser: Browser | undefined): Promise<void> {
-  await Promise.race([
-    browser?.close(),
-    new Promise((resolve) => setTimeout(resolve, 15_000).unref()),
-  ]);
+  if (browser) await within(browser.close(), 15_000, () => undefined);
 }

@@ -8,5 +8,8 @@ import { startApi } from './server.js';
 const config = loadConfigOrExit();
 await checkDependenciesOrExit(config);
 const logger = createLogger(config.LOG_LEVEL);
-const api = await startOrExit(() => startApi(config, logger));
-onShutdown(logger, 'api', () => api.close());
+// Heard before the api is ready: a stop that comes while it starts waits for the start, then
+// closes it, rather than cutting off what it has begun by the signal's default.
+const api = startOrExit(() => startApi(config, logger));
+onShutdown(logger, 'api', async () => (await api).close());
+await api;

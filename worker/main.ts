@@ -8,5 +8,8 @@ import { startWorker } from './worker.js';
 const config = loadConfigOrExit();
 await checkDependenciesOrExit(config);
 const logger = createLogger(config.LOG_LEVEL);
-const worker = await startOrExit(() => startWorker(config, logger));
-onShutdown(logger, 'worker', () => worker.close());
+// Heard before the worker is ready: a stop that comes while it starts waits for the start, then
+// closes it, rather than cutting off what it has begun by the signal's default.
+const worker = startOrExit(() => startWorker(config, logger));
+onShutdown(logger, 'worker', async () => (await worker).close());
+await worker;

@@ -29,5 +29,7 @@ describe.each(paths)('%s', (path) => {
   test('GET still answers', async () => {
     const response = await fetch(`${service.url}${path}`);
     expect(response.status).toBeLessThan(300);
+    // Read to the end: a body left unread keeps its connection open after the file ends.
+    expect((await response.text()).length).toBeGreaterThan(0);
   });
 });

@@ -29,7 +29,10 @@ for (const argument of process.argv.slice(2)) {
   try {
     results = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
+    // A pass that never got to write its results (Jest crashed, or never started) is a failure
+    // too, so that the closing count does not read as a pass.
     failures.push(`[${label}] no results: the pass wrote no readable ${path.basename(file)}`);
+    failed += 1;
     continue;
   }
   passed += results.numPassedTests ?? 0;

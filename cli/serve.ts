@@ -5,14 +5,18 @@
 import { startApi } from '../api/server.js';
 import { loadConfigOrExit } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
-import { onShutdown } from '../common/shutdown.js';
+import { runUntilStopped } from '../common/shutdown.js';
 import { startWorker } from '../worker/worker.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL);
-const worker = await startWorker(config, logger);
-const api = await startApi(config, logger);
-onShutdown(logger, 'service', async () => {
-  await api.close();
-  await worker.close();
+await runUntilStopped(logger, 'service', async () => {
+  const worker = await startWorker(config, logger);
+  const api = await startApi(config, logger);
+  return {
+    async close() {
+      await api.close();
+      await worker.close();
+    },
+  };
 });

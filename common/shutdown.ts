@@ -8,8 +8,29 @@ import type { Logger } from './logger.js';
  */
 export const SHUTDOWN_GRACE_MS = 8_000;
 
+/** What a process stops on SIGTERM/SIGINT: no new work, what is in flight finished, connections closed. */
+export interface Stoppable {
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `start` and stops what it started on SIGTERM/SIGINT, heard from before the start: a stop
+ * that comes while it starts (the moment it says it is ready, say, as a supervisor waiting for
+ * that may send it) waits for the start and then closes it, rather than ending the process by
+ * the signal's default in the middle of what it has begun.
+ */
+export function runUntilStopped<T extends Stoppable>(
+  logger: Logger,
+  name: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  const running = start();
+  onShutdown(logger, name, async () => (await running).close());
+  return running;
+}
+
 /** SIGTERM/SIGINT: stop taking work, finish what is in flight, close connections, exit. */
-export function onShutdown(
+function onShutdown(
   logger: Logger,
   name: string,
   close: () => Promise<void>,

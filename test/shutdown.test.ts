@@ -84,9 +84,15 @@ test.each(['api/main.js', 'worker/main.js'])(
     const ready = entry.startsWith('api') ? 'api listening' : 'worker ready';
     for (let attempt = 0; attempt < 5; attempt++) {
       const proc = spawnEntry(entry, configEnv(service.config));
-      proc.child.stdout?.on('data', (chunk: string) => {
-        if (chunk.includes(`"msg":"${ready}"`)) proc.child.kill('SIGTERM');
-      });
+      // Read as it arrives (a line may come in two chunks), and the signal sent once.
+      let output = '';
+      const onOutput = (chunk: string) => {
+        output += chunk;
+        if (!output.includes(`"msg":"${ready}"`)) return;
+        proc.child.stdout?.off('data', onOutput);
+        proc.child.kill('SIGTERM');
+      };
+      proc.child.stdout?.on('data', onOutput);
       await within(proc.exited, 15_000, () => proc.child.kill('SIGKILL'));
       expect({ exitCode: proc.child.exitCode, signalCode: proc.child.signalCode }).toEqual({
         exitCode: 0,

@@ -18,7 +18,7 @@ import {
   redisReady,
   type RedisTarget,
 } from '../../common/redis.js';
-import { onShutdown } from '../../common/shutdown.js';
+import { runUntilStopped } from '../../common/shutdown.js';
 import { startWorker } from '../../worker/worker.js';
 import { DemoError } from './errors.js';
 
@@ -108,17 +108,22 @@ export async function checkPort(env: NodeJS.ProcessEnv): Promise<void> {
  */
 export async function startStack(config: Config, services: LocalServices) {
   const logger = createLogger(config.LOG_LEVEL);
-  const worker = await startWorker(config, logger);
-  const api = await startApi(config, logger);
-  const pool = await createDatabasePool(config.DATABASE_URL, {
-    maxPoolSize: 2,
-    applicationName: 'dgs-demo',
+  return runUntilStopped(logger, 'demo', async () => {
+    const worker = await startWorker(config, logger);
+    const api = await startApi(config, logger);
+    const pool = await createDatabasePool(config.DATABASE_URL, {
+      maxPoolSize: 2,
+      applicationName: 'dgs-demo',
+    });
+    return {
+      api,
+      pool,
+      async close() {
+        await api.close();
+        await worker.close();
+        await pool.end();
+        await services.stop();
+      },
+    };
   });
-  onShutdown(logger, 'demo', async () => {
-    await api.close();
-    await worker.close();
-    await pool.end();
-    await services.stop();
-  });
-  return { api, pool };
 }

@@ -5,7 +5,8 @@
  * and the baseline (bench/listBaselineServer.ts: Express answering GET /gifts with the first
  * page's `select … limit 26` as JSON, nothing else) as processes of their own, and measures them
  * with autocannon in alternating rounds; then the same SQL straight through pg. Prints req/s,
- * latency, the CPU each server process spent per request and the ratios. Drops the database
+ * latency, bytes per response (so that a change in what a page carries shows), the CPU each
+ * server process spent per request and the ratios. Drops the database
  * (and its Redis keys) at the end.
  *
  * Settings (environment): BENCH_GIFTS (1000000), BENCH_DONORS (gifts / 20), BENCH_FUNDS (25),
@@ -152,6 +153,7 @@ function combine(results: LoadResult[]): LoadResult {
     p99: Math.max(...results.map((item) => item.p99)),
     mean: results.reduce((sum, item) => sum + item.mean * item.requests, 0) / requests,
     errors: results.reduce((sum, item) => sum + item.errors, 0),
+    bytes: results[0]?.bytes,
   };
 }
 
@@ -169,6 +171,7 @@ async function httpLoad(url: string, apiKey: string, seconds: number): Promise<L
     p99: result.latency.p99,
     mean: result.latency.average,
     errors: result.errors + result.non2xx,
+    bytes: result.throughput.total / Math.max(1, result.requests.total),
   };
 }
 
@@ -177,10 +180,10 @@ const format = (value: number, digits = 2) =>
 const pad = (text: string, width: number) => text.padStart(width);
 
 function table(rows: Array<[string, LoadResult]>): string {
-  const header = `${'measurement'.padEnd(34)}${pad('req/s', 10)}${pad('p50 ms', 10)}${pad('p99 ms', 10)}${pad('errors', 8)}`;
+  const header = `${'measurement'.padEnd(34)}${pad('req/s', 10)}${pad('p50 ms', 10)}${pad('p99 ms', 10)}${pad('errors', 8)}${pad('bytes', 8)}`;
   const lines = rows.map(
     ([label, result]) =>
-      `${label.padEnd(34)}${pad(format(result.requestsPerSecond, 1), 10)}${pad(format(result.p50), 10)}${pad(format(result.p99), 10)}${pad(String(result.errors), 8)}`,
+      `${label.padEnd(34)}${pad(format(result.requestsPerSecond, 1), 10)}${pad(format(result.p50), 10)}${pad(format(result.p99), 10)}${pad(String(result.errors), 8)}${pad(result.bytes === undefined ? '' : format(result.bytes, 0), 8)}`,
   );
   return [header, '-'.repeat(header.length), ...lines].join('\n');
 }

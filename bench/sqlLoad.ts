@@ -8,6 +8,8 @@ export interface LoadResult {
   p99: number;
   mean: number;
   errors: number;
+  /** Bytes per response (HTTP measurements only). */
+  bytes?: number;
 }
 
 export interface SqlStep {

@@ -26,8 +26,32 @@ export type SingleWriteJob = WriteJob & { replyTo?: string };
 
 export type WriteQueueJob = WriteBatch | SingleWriteJob;
 
-/** A job's outcomes: one per write of a batch, in its order. */
-export type WriteQueueResult = WriteResult[] | WriteResult;
+/**
+ * What a finished job of a batch keeps in Redis, for the dashboard and an operator's tools: each
+ * write's status, and whether it replayed an earlier outcome or which error refused it. Not the
+ * response body: the waiting API process had it in its reply, Postgres keeps it in the receipt,
+ * and a copy in the job and in the queue's event stream would hold every answer's personal data
+ * in Redis for FINISHED_RETENTION_SECONDS, at about the size of the job itself again.
+ */
+export interface WriteSummary {
+  requestId: string;
+  status: number;
+  replayed?: true;
+  /** The error's code, for a refused write. */
+  code?: string;
+}
+
+export const summaryOf = (requestId: string, result: WriteResult): WriteSummary =>
+  result.ok
+    ? { requestId, status: result.status, ...(result.replayed ? { replayed: true as const } : {}) }
+    : { requestId, status: result.status, code: result.error.code };
+
+/**
+ * A job's outcome: a summary per write of a batch, in its order; for a job of one write queued
+ * by an API process of the release before batches, which may still read it from the job, that
+ * write's result.
+ */
+export type WriteQueueResult = WriteSummary[] | WriteResult;
 
 export const writesOf = (job: WriteQueueJob): readonly WriteJob[] =>
   'writes' in job ? job.writes : [job];

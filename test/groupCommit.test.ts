@@ -3,7 +3,9 @@ import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { insertApiKey } from '../common/institutions.js';
 import { revokeUnannounced } from './helpers/revocation.js';
-import { WRITE_JOB } from '../common/queue.js';
+import { WRITE_JOB, type WriteBatch, type WriteSummary } from '../common/queue.js';
+import { createRedis, redisTargetOf } from '../common/redis.js';
+import type { Reply } from '../common/replies.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { newDonor } from './helpers/singleStatement.js';
@@ -14,7 +16,6 @@ import {
   openWriteQueue,
   openWriteQueues,
 } from './helpers/writeQueue.js';
-import type { WriteResult } from '../common/commands/runWrite.js';
 
 /**
  * Gift creates that reach a worker together are committed together (worker/groupCommit.ts; its
@@ -183,45 +184,87 @@ test('two deliveries of one write committed together: it is written once, and bo
   const key = 'delivered-twice';
   let jobIds: string[] = [];
   let at = 0;
-  const first = await behindAHeldRow(3, async () => {
-    const response = postGift(key, donorId);
-    // The same job delivered a second time, as after a worker that stalled.
-    await waitFor(
-      async () => (await activeWriteWithKey(queue, key)) !== undefined,
-      5_000,
-      'the write to reach the worker',
-    );
-    const { job, index } = (await activeWriteWithKey(queue, key))!;
-    jobIds = [job.id!, `${job.id!}_again`];
-    at = index;
-    await queue.add(WRITE_JOB, job.data, { jobId: jobIds[1] });
-    return response;
-  });
+  // Both deliveries answer on the channel the job names; a second subscriber hears both.
+  const heard: Reply[] = [];
+  const listener = createRedis(
+    redisTargetOf(service.config),
+    'blocking',
+    {},
+    { shardedSubscribers: true },
+  );
+  const hear = (_channel: string, message: string) =>
+    heard.push(...(JSON.parse(message) as Reply[]));
+  listener.on('message', hear);
+  listener.on('smessage', hear);
+  try {
+    const first = await behindAHeldRow(3, async () => {
+      const response = postGift(key, donorId);
+      // The same job delivered a second time, as after a worker that stalled.
+      await waitFor(
+        async () => (await activeWriteWithKey(queue, key)) !== undefined,
+        5_000,
+        'the write to reach the worker',
+      );
+      const { job, index } = (await activeWriteWithKey(queue, key))!;
+      jobIds = [job.id!, `${job.id!}_again`];
+      at = index;
+      const { replyTo } = job.data as WriteBatch;
+      await (listener.isCluster ? listener.ssubscribe(replyTo) : listener.subscribe(replyTo));
+      await queue.add(WRITE_JOB, job.data, { jobId: jobIds[1] });
+      return response;
+    });
 
-  // The client had the answer of whichever delivery finished first (both name its channel).
-  expect(first.status).toBe(201);
-  await waitFor(
-    async () =>
-      (await Promise.all(jobIds.map((id) => queue.getJob(id)))).every(
-        (job) => job?.finishedOn !== undefined,
-      ),
-    5_000,
-    'both deliveries to finish',
-  );
-  const deliveries = await Promise.all(
-    jobIds.map(async (id) => ((await queue.getJob(id))!.returnvalue as WriteResult[])[at]!),
-  );
-  for (const delivery of deliveries) {
-    if (!delivery.ok) throw new Error(`a delivery was refused: ${delivery.status}`);
-    expect(delivery.body).toEqual(first.body);
+    // The client had the answer of whichever delivery finished first.
+    expect(first.status).toBe(201);
+    await waitFor(
+      async () =>
+        (await Promise.all(jobIds.map((id) => queue.getJob(id)))).every(
+          (job) => job?.finishedOn !== undefined,
+        ),
+      5_000,
+      'both deliveries to finish',
+    );
+    const requestId = first.headers.get('request-id');
+    await waitFor(
+      () => heard.filter((reply) => reply.requestId === requestId).length === 2,
+      5_000,
+      'both deliveries to answer',
+    );
+    const answers = heard.filter((reply) => reply.requestId === requestId);
+    for (const answer of answers) {
+      if (!('result' in answer) || !answer.result.ok)
+        throw new Error(`a delivery was refused: ${JSON.stringify(answer)}`);
+      expect(answer.result.body).toEqual(first.body);
+    }
+    expect(
+      answers
+        .map((answer) => 'result' in answer && answer.result.ok && answer.result.replayed)
+        .sort(),
+    ).toEqual([false, true]);
+    // Each finished job keeps the write's status, not its body (common/queue.ts).
+    const summaries = await Promise.all(
+      jobIds.map(async (id) => ((await queue.getJob(id))!.returnvalue as WriteSummary[])[at]!),
+    );
+    expect(summaries.map(({ status }) => status)).toEqual([201, 201]);
+    expect(summaries.filter((summary) => summary.replayed)).toHaveLength(1);
+    for (const summary of summaries) expect(summary).not.toHaveProperty('body');
+    // Nor does the queue's event stream, which repeats what each job returned.
+    const reader = createRedis(redisTargetOf(service.config), 'blocking');
+    const events = await reader
+      .xrevrange(queue.keys.events!, '+', '-', 'COUNT', 500)
+      .finally(() => reader.disconnect());
+    const completed = events.filter(
+      ([, fields]: [string, string[]]) =>
+        fields.includes('completed') && jobIds.includes(fields[fields.indexOf('jobId') + 1]!),
+    );
+    expect(completed).toHaveLength(2);
+    expect(JSON.stringify(completed)).not.toContain(key);
+    expect(await giftsWithSubject(key)).toBe(1);
+    expect(await receiptText(key)).toBe(JSON.stringify(first.body));
+    expect(await count(sql.fragment`SELECT 1 FROM events WHERE data->>'subject' = ${key}`)).toBe(1);
+  } finally {
+    listener.disconnect();
   }
-  expect(deliveries.map((delivery) => delivery.ok && delivery.replayed).sort()).toEqual([
-    false,
-    true,
-  ]);
-  expect(await giftsWithSubject(key)).toBe(1);
-  expect(await receiptText(key)).toBe(JSON.stringify(first.body));
-  expect(await count(sql.fragment`SELECT 1 FROM events WHERE data->>'subject' = ${key}`)).toBe(1);
 });
 
 test('creates from two institutions at once never share a transaction: each institution has its own', async () => {

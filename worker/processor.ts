@@ -12,6 +12,7 @@ import {
 } from '../common/idempotency/lock.js';
 import type { Logger } from '../common/logger.js';
 import {
+  summaryOf,
   writesOf,
   type QueueSettings,
   type WriteQueueJob,
@@ -121,7 +122,8 @@ export function createProcessor(deps: ProcessorDeps) {
     // Kept as a failed job, for an operator to see; the job's other writes are answered.
     if (failed.length > 0) throw new Error(failed.map((outcome) => outcome.failed).join('; '));
     const results = outcomes.map((outcome) => (outcome as { result: WriteResult }).result);
-    return 'writes' in job.data ? results : results[0]!;
+    if (!('writes' in job.data)) return results[0]!;
+    return results.map((result, index) => summaryOf(writes[index]!.requestId, result));
   };
 }
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
+import type { LeaseReply } from './idempotency/lock.js';
 import type { WriteResult } from './commands/runWrite.js';
 import { writeQueueLocations, type QueueSettings } from './queue.js';
 import type { Redis } from './redis.js';
@@ -8,16 +10,15 @@ import type { Redis } from './redis.js';
  * A write's outcome goes to the API process that waits for it, and to no other. Each API process
  * subscribes to channels of its own, one per write shard; a job (the writes the process queued
  * together for one shard) names the process's channel in that shard (`replyTo`), and the worker
- * publishes the outcomes of the job's writes there, in one message. No API process
- * reads the outcomes of writes it does not wait for, so adding API processes adds no cost to
- * anyone's writes.
+ * publishes the outcomes of the job's writes there, in one message, from the same script that
+ * settles their idempotency keys, so each key is done before its API process can answer. No API
+ * process reads the outcomes of writes it does not wait for, so adding API processes adds no
+ * cost to anyone's writes.
  *
  * On a Redis Cluster the channels are sharded (SSUBSCRIBE/SPUBLISH, Redis 7) and each is in the
  * slot of its shard's queue: a reply stays on the master that holds the write's queue and
- * idempotency key, rather than crossing the cluster bus to every master as a plain PUBLISH
- * does, and it follows the key's settlement on the same connection, so the key is done before
- * the API can answer. Losing a master loses only its own shard's replies, whose writes have
- * stopped anyway.
+ * idempotency keys, rather than crossing the cluster bus to every master as a plain PUBLISH
+ * does. Losing a master loses only its own shard's replies, whose writes have stopped anyway.
  *
  * Delivery is at most once: a reply to a process that is gone, or whose subscription was down at
  * that moment, is lost. Its waiter then answers 504, and the retry with the same key replays the
@@ -43,6 +44,25 @@ export function sendReplies(redis: Redis, channel: string, message: string): voi
   const sent =
     redis instanceof Cluster ? redis.spublish(channel, message) : redis.publish(channel, message);
   void sent.catch(() => {});
+}
+
+/**
+ * A reply sent by the script that settles the job's idempotency leases (settleLeases), so that
+ * the keys are settled when the reply is heard, with no round trip between the two; null when
+ * it cannot go with them: on a cluster, a channel outside the keys' slot (an API process and a
+ * worker that disagree on WRITE_QUEUE_SHARDS), which is then sent on its own.
+ */
+export function replyWithLeases(
+  redis: Redis,
+  channel: string,
+  message: string,
+  leaseKeys: readonly string[],
+): LeaseReply | null {
+  if (!(redis instanceof Cluster)) return { channel, message, command: 'publish' };
+  const slot = calculateSlot(channel);
+  return leaseKeys.every((key) => calculateSlot(key) === slot)
+    ? { channel, message, command: 'spublish' }
+    : null;
 }
 
 /** One API process's replies: its channels, and the requests waiting on them. */

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, Redis } from 'ioredis';
 import {
   acquireLeases,
   extendLeases,
@@ -11,6 +12,9 @@ import {
   releaseLeases,
   settleLeases,
 } from '../common/idempotency/lock.js';
+import { shardPrefixFor } from '../common/queue.js';
+import { shardOf } from '../common/queueShards.js';
+import { replyWithLeases } from '../common/replies.js';
 import { freePort, waitForPort } from './helpers/processes.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -132,4 +136,73 @@ test("one call takes, extends and settles the leases of a shard's writes togethe
   expect(await redis.get(keys[0]!)).toBe('done:a');
   expect(await redis.exists(keys[1]!)).toBe(0);
   expect(await redis.get(keys[2]!)).toBe('done:c');
+});
+
+test("the worker's reply goes in the script that settles the keys, in their slot", async () => {
+  const settings = { QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 1 };
+  const key = lockKeyFor(settings, 1, 'replied');
+  const token = newLockToken('replied', 'req_replied');
+  const channel = `${shardPrefixFor(settings, 1)}:replies:api-process`;
+  await acquireLeases(redis, [{ key, token, trustDone: true }]);
+  const subscriber = redis.duplicate();
+  const reader = redis.duplicate();
+  try {
+    // What the key holds at the moment the API process hears its answer.
+    const heard: { message: string; key: string | null }[] = [];
+    subscriber.on('smessage', (_channel: string, message: string) => {
+      void reader.get(key).then((value) => heard.push({ message, key: value }));
+    });
+    await subscriber.ssubscribe(channel);
+    await settleLeases(redis, [{ key, token, committed: true }], 300, {
+      channel,
+      message: 'the answers',
+      command: 'spublish',
+    });
+    await waitFor(() => heard.length === 1, 2_000, 'the reply');
+    expect(heard).toEqual([{ message: 'the answers', key: 'done:replied' }]);
+
+    // A channel in another slot cannot ride with the keys: Redis refuses it and settles nothing.
+    const elsewhere = `${shardPrefixFor({ ...settings, WRITE_QUEUE_SHARDS: 3 }, 7)}:replies:x`;
+    expect(calculateSlot(elsewhere)).not.toBe(calculateSlot(key));
+    await acquireLeases(redis, [{ key, token, trustDone: false }]);
+    await expect(
+      settleLeases(redis, [{ key, token, committed: true }], 300, {
+        channel: elsewhere,
+        message: 'lost',
+        command: 'spublish',
+      }),
+    ).rejects.toThrow(/slot/);
+    expect(await redis.get(key)).toBe(token);
+    await releaseLeases(redis, [{ key, token }]);
+  } finally {
+    subscriber.disconnect();
+    reader.disconnect();
+  }
+});
+
+test('a reply rides with the keys only where Redis allows it: in their slot, on a cluster', () => {
+  const settings = { QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 3 };
+  const keys = [lockKeyFor(settings, 7, 'a'), lockKeyFor(settings, 7, 'b')];
+  const ours = `${shardPrefixFor(settings, 7)}:replies:p`;
+  const theirs = `${shardPrefixFor(settings, 8)}:replies:p`;
+  // Institutions 7 and 8 are on different shards of three.
+  expect(shardOf(8, 3)).not.toBe(shardOf(7, 3));
+  expect(calculateSlot(theirs)).not.toBe(calculateSlot(ours));
+  const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+  try {
+    expect(replyWithLeases(cluster, ours, 'm', keys)).toEqual({
+      channel: ours,
+      message: 'm',
+      command: 'spublish',
+    });
+    expect(replyWithLeases(cluster, theirs, 'm', keys)).toBeNull();
+    // One server has no slots: any channel goes, by PUBLISH.
+    expect(replyWithLeases(redis, theirs, 'm', keys)).toEqual({
+      channel: theirs,
+      message: 'm',
+      command: 'publish',
+    });
+  } finally {
+    cluster.disconnect();
+  }
 });

@@ -20,7 +20,7 @@ import {
 } from '../common/queue.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import type { Redis } from '../common/redis.js';
-import { sendReplies, type Reply } from '../common/replies.js';
+import { replyWithLeases, sendReplies, type Reply } from '../common/replies.js';
 import type { GroupCommit } from './groupCommit.js';
 
 export interface ProcessorDeps {
@@ -161,16 +161,11 @@ class Answers {
   }
 
   /**
-   * Settles the leases the API took on the writes' idempotency keys (done, or free), in one round
-   * trip that ends before their answers go: a client answered 201 who retries at once finds the
-   * key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry then
-   * gets 409 meanwhile, or a worker that replays the receipt.
-   *
-   * On one server the settle's command is sent first and the replies after it on the same
-   * connection, so Redis applies them in that order. On a cluster they go to the same master
-   * (the reply's channel is in the keys' slot), but a redirection could retry the settle after
-   * the reply: the reply waits for the settle's answer, or a client told 201 who retries at once
-   * could find its key still in flight.
+   * Settles the leases the API took on the writes' idempotency keys (done, or free) and answers
+   * the writes, in one script (settleLeases): a client answered 201 who retries at once finds
+   * the key done. A lease left unsettled (Redis failing here) lasts until it runs out; a retry
+   * then gets 409 meanwhile, or a worker that replays the receipt. The reply is still tried
+   * then, on its own, as it is for writes without a key.
    */
   private async send(answered: readonly Answered[]): Promise<void> {
     const { deps, job } = this;
@@ -184,14 +179,25 @@ class Answers {
         },
       ];
     });
-    const settled = settleLeases(deps.redis, settlements, this.doneSeconds).catch(
-      (error: unknown) =>
-        deps.logger.warn({ jobId: job.id, err: error }, 'idempotency leases not settled'),
-    );
-    if (deps.redis.isCluster) await settled;
     const { replyTo } = job.data;
-    if (replyTo) sendReplies(deps.redis, replyTo, this.message(answered));
-    await settled;
+    const message = replyTo ? this.message(answered) : null;
+    const together =
+      replyTo && message !== null && settlements.length > 0
+        ? replyWithLeases(
+            deps.redis,
+            replyTo,
+            message,
+            settlements.map(({ key }) => key),
+          )
+        : null;
+    let replied = false;
+    try {
+      await settleLeases(deps.redis, settlements, this.doneSeconds, together ?? undefined);
+      replied = together !== null;
+    } catch (error) {
+      deps.logger.warn({ jobId: job.id, err: error }, 'idempotency leases not settled');
+    }
+    if (replyTo && message !== null && !replied) sendReplies(deps.redis, replyTo, message);
   }
 
   /** A reply per write, or, to an API process of the release before batches, its one reply. */

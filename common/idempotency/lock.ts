@@ -161,38 +161,57 @@ export async function extendLeases(
 }
 
 /**
- * Settles each key: made done for ARGV[1] seconds where its write committed (that key's
+ * Settles each lease key: made done for ARGV[1] seconds where its write committed (that key's
  * marker, a non-empty ARGV), whoever holds its lease, since Postgres now holds the receipt and
  * done is true of the key from now on; otherwise deleted where its token still holds it,
  * freeing the key for a corrected retry (a lease that ran out and was taken by a newer request
- * is left to that request).
+ * is left to that request). When ARGV[2] names a publish command, the last key is a channel
+ * and the last ARGV the message it is sent, after the settlements and in the same step.
  */
 const settleScript = new Script(`
-for i, key in ipairs(KEYS) do
-  local marker = ARGV[2 * i + 1]
+local leases = #KEYS
+if ARGV[2] ~= '' then leases = leases - 1 end
+for i = 1, leases do
+  local marker = ARGV[2 * i + 2]
   if marker ~= '' then
-    redis.call('set', key, marker, 'EX', ARGV[1])
-  elseif redis.call('get', key) == ARGV[2 * i] then
-    redis.call('del', key)
+    redis.call('set', KEYS[i], marker, 'EX', ARGV[1])
+  elseif redis.call('get', KEYS[i]) == ARGV[2 * i + 1] then
+    redis.call('del', KEYS[i])
   end
 end
+if ARGV[2] ~= '' then redis.call(ARGV[2], KEYS[#KEYS], ARGV[#ARGV]) end
 return 0`);
 
-/** The worker's one round trip once the keyed writes of a job have their outcomes. */
+/** A message for the API process that waits on `channel` (common/replies.ts). */
+export interface LeaseReply {
+  channel: string;
+  message: string;
+  /** PUBLISH on one server; SPUBLISH on a cluster, where the channel is in the leases' slot. */
+  command: 'publish' | 'spublish';
+}
+
+/**
+ * The worker's one round trip once writes of a job have their outcomes: their leases settled
+ * and, when given, the reply sent in the same script, so that Redis does both at once: a client
+ * answered 201 who retries at once finds its key done. Nothing is sent when there is nothing to
+ * settle (no reply either: send it on its own).
+ */
 export async function settleLeases(
   redis: Redis,
   settlements: readonly (Lease & { committed: boolean })[],
   doneSeconds: number,
+  reply?: LeaseReply,
 ): Promise<void> {
   if (settlements.length === 0) return;
-  const args: (string | number)[] = [doneSeconds];
+  const args: (string | number)[] = [doneSeconds, reply?.command ?? ''];
   for (const { token, committed } of settlements)
     args.push(token, committed ? `${DONE}${fingerprintOf(token)}` : '');
-  await settleScript.run(
-    redis,
-    settlements.map(({ key }) => key),
-    args,
-  );
+  const keys = settlements.map(({ key }) => key);
+  if (reply) {
+    keys.push(reply.channel);
+    args.push(reply.message);
+  }
+  await settleScript.run(redis, keys, args);
 }
 
 /** Frees each key whose token still holds it (a job that was never queued). */

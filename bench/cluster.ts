@@ -12,7 +12,8 @@
  * process first compiles its hot code), then measures. The phases run in BENCH_ROUNDS rounds,
  * every other round in reverse order, so that no setup is always the one measured on the
  * largest database or the most loaded minute. Printed per setup: writes/s (each round, and all
- * rounds together), p99, errors, writes per job (from the API's write_job_writes metric) and,
+ * rounds together), p99, errors, writes per job (from the API's write_job_writes metric), the
+ * Redis commands each write cost (INFO commandstats on each server, before and after) and,
  * where /proc is readable, the CPU each write cost the API, the worker, Postgres, Redis (every
  * master of the cluster) and the load generator.
  *
@@ -25,7 +26,7 @@
  * BENCH_INSTITUTIONS (default 36).
  */
 import autocannon from 'autocannon';
-import { Cluster, type Redis as SingleRedis } from 'ioredis';
+import { Cluster, Redis as SingleRedis } from 'ioredis';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { loadConfig } from '../common/config.js';
@@ -56,6 +57,8 @@ interface Setup {
   redis: Record<string, string>;
   /** The Redis server processes the setup uses (on this machine). */
   redisPids: number[];
+  /** Its Redis servers (each master of a cluster), for their command counts. */
+  redisServers: () => SingleRedis[];
 }
 
 interface Measured {
@@ -66,6 +69,8 @@ interface Measured {
   jobs: number;
   writes: number;
   cpu: Record<string, number> | null;
+  /** Redis commands run, by name (INFO commandstats, commands run by scripts included). */
+  commands: Map<string, number>;
 }
 
 /** Gifts for each member in turn, each under a key of its own, for `duration` seconds. */
@@ -144,15 +149,18 @@ async function measure(
       Redis: setup.redisPids,
       'load generator': [process.pid],
     });
-    const [cpuBefore, queuedBefore] = await Promise.all([
+    const servers = setup.redisServers();
+    const [cpuBefore, queuedBefore, commandsBefore] = await Promise.all([
       readCpu(await groups()),
       queuedWrites(apiUrl),
+      commandCounts(servers),
     ]);
     const result = await load(url, members, label, seconds);
-    const [cpuAfter, queuedAfter] = await Promise.all([
+    const [cpuAfter, queuedAfter, commandsAfter] = await Promise.all([
       readCpu(await groups()),
       queuedWrites(apiUrl),
-    ]);
+      commandCounts(servers),
+    ]).finally(() => servers.forEach((server) => server.disconnect()));
     const requests = result.requests.total;
     return {
       requests,
@@ -162,10 +170,24 @@ async function measure(
       jobs: queuedAfter.jobs - queuedBefore.jobs,
       writes: queuedAfter.writes - queuedBefore.writes,
       cpu: cpuBefore && cpuAfter ? cpuPerRequest(cpuBefore, cpuAfter, requests) : null,
+      commands: new Map(
+        [...commandsAfter].map(([name, calls]) => [name, calls - (commandsBefore.get(name) ?? 0)]),
+      ),
     };
   } finally {
     await Promise.all([stop(api), stop(worker)]);
   }
+}
+
+const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+
+/** Commands each server has run since it started, summed by name (INFO commandstats). */
+async function commandCounts(servers: SingleRedis[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const info of await Promise.all(servers.map((server) => server.info('commandstats'))))
+    for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+      counts.set(name!, (counts.get(name!) ?? 0) + Number(calls));
+  return counts;
 }
 
 /** The backends of the scratch database: the service's Postgres work. */
@@ -231,21 +253,29 @@ async function setups(): Promise<Setup[]> {
     const masterPids = (
       await Promise.all(cluster.nodes('master').map((node) => redisPid(node)))
     ).flat();
+    const singleOptions = (single as SingleRedis).options;
+    const masterOptions = cluster.nodes('master').map((node) => node.options);
+    const connect = (options: (typeof masterOptions)[number]) =>
+      new SingleRedis({ ...options, lazyConnect: false, enableOfflineQueue: true });
+    const singleServers = () => [connect(singleOptions)];
     return [
       {
         name: 'one Redis, 1 queue',
         redis: { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: '1' },
         redisPids: singlePids,
+        redisServers: singleServers,
       },
       {
         name: `one Redis, ${clusterShards} shards`,
         redis: { REDIS_CLUSTER_NODES: '', WRITE_QUEUE_SHARDS: clusterShards },
         redisPids: singlePids,
+        redisServers: singleServers,
       },
       {
         name: `cluster, ${clusterShards} shards`,
         redis: { REDIS_CLUSTER_NODES: clusterNodes, WRITE_QUEUE_SHARDS: clusterShards },
         redisPids: masterPids,
+        redisServers: () => masterOptions.map(connect),
       },
     ];
   } finally {
@@ -265,6 +295,10 @@ function print(all: Setup[], results: Map<string, Measured[]>) {
     const perSecond = runs.reduce((sum, run) => sum + run.perSecond, 0) / runs.length;
     const jobs = runs.reduce((sum, run) => sum + run.jobs, 0);
     const writes = runs.reduce((sum, run) => sum + run.writes, 0);
+    const commands = new Map<string, number>();
+    for (const run of runs)
+      for (const [name, calls] of run.commands)
+        commands.set(name, (commands.get(name) ?? 0) + calls);
     // CPU per write over all rounds: each round's per-write figure weighted by its writes.
     const cpu = runs.every((run) => run.cpu)
       ? Object.fromEntries(
@@ -281,6 +315,7 @@ function print(all: Setup[], results: Map<string, Measured[]>) {
       'p99 ms': Math.max(...runs.map((run) => run.p99)),
       errors: runs.reduce((sum, run) => sum + run.errors, 0),
       'writes per job': jobs ? (writes / jobs).toFixed(1) : '-',
+      'Redis commands per write (scripts)': `${(total(commands) / requests).toFixed(1)} (${((commands.get('evalsha') ?? 0) / requests).toFixed(2)})`,
       ...(cpu
         ? {
             'CPU ms per write (API / worker / Postgres / Redis / load / all)': [
@@ -292,9 +327,20 @@ function print(all: Setup[], results: Map<string, Measured[]>) {
           }
         : {}),
       perSecond,
+      commands,
+      requests,
     };
   });
-  console.table(rows.map(({ perSecond: _, ...row }) => row));
+  console.table(rows.map(({ perSecond: _, commands: __, requests: ___, ...row }) => row));
+  console.log('Redis commands per write, the most frequent (those run by scripts included):');
+  for (const { setup, commands, requests } of rows)
+    console.log(
+      `  ${setup}: ${[...commands]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([name, calls]) => `${name} ${(calls / requests).toFixed(2)}`)
+        .join(', ')}`,
+    );
   const single = rows[0]!.perSecond;
   const cluster = rows[2]!.perSecond;
   console.log(

@@ -153,7 +153,9 @@ function combine(results: LoadResult[]): LoadResult {
     p99: Math.max(...results.map((item) => item.p99)),
     mean: results.reduce((sum, item) => sum + item.mean * item.requests, 0) / requests,
     errors: results.reduce((sum, item) => sum + item.errors, 0),
-    bytes: results[0]?.bytes,
+    bytes: results.every((item) => item.bytes !== undefined)
+      ? results.reduce((sum, item) => sum + item.bytes! * item.requests, 0) / requests
+      : undefined,
   };
 }
 

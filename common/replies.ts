@@ -34,35 +34,46 @@ export interface ResultWatch {
   cancel(): void;
 }
 
+/** A job's answer: the JSON of its replies (see sendReplies), and the channel it goes to. */
+export type JobReply = Omit<LeaseReply, 'command'>;
+
+/** Replies are sharded on a cluster (the channel stays on its slot's master), plain otherwise. */
+const publishCommandOf = (redis: Redis): LeaseReply['command'] =>
+  redis instanceof Cluster ? 'spublish' : 'publish';
+
 /**
  * Sends the outcomes of a job's writes to their waiter, one message for the job; never fails the
  * job (a lost reply ends in a 504). `message` is the JSON of the replies: a list of Reply (or,
  * for a job of one write queued by an API process of an earlier release, that release's one
  * reply).
  */
-export function sendReplies(redis: Redis, channel: string, message: string): void {
+export function sendReplies(redis: Redis, { channel, message }: JobReply): void {
   const sent =
-    redis instanceof Cluster ? redis.spublish(channel, message) : redis.publish(channel, message);
+    publishCommandOf(redis) === 'spublish'
+      ? redis.spublish(channel, message)
+      : redis.publish(channel, message);
   void sent.catch(() => {});
 }
 
 /**
- * A reply sent by the script that settles the job's idempotency leases (settleLeases), so that
- * the keys are settled when the reply is heard, with no round trip between the two; null when
- * it cannot go with them: on a cluster, a channel outside the keys' slot (an API process and a
- * worker that disagree on WRITE_QUEUE_SHARDS), which is then sent on its own.
+ * The reply as the last step of the script that settles the job's idempotency leases
+ * (settleLeases), so that the keys are settled when the reply is heard, with no round trip
+ * between the two; null when it cannot go with them and is sent on its own: there are no keys
+ * to settle, or, on a cluster, the channel is outside the keys' slot (an API process and a
+ * worker that disagree on WRITE_QUEUE_SHARDS).
  */
 export function replyWithLeases(
   redis: Redis,
-  channel: string,
-  message: string,
+  reply: JobReply,
   leaseKeys: readonly string[],
 ): LeaseReply | null {
-  if (!(redis instanceof Cluster)) return { channel, message, command: 'publish' };
-  const slot = calculateSlot(channel);
-  return leaseKeys.every((key) => calculateSlot(key) === slot)
-    ? { channel, message, command: 'spublish' }
-    : null;
+  if (leaseKeys.length === 0) return null;
+  const command = publishCommandOf(redis);
+  if (command === 'spublish') {
+    const slot = calculateSlot(reply.channel);
+    if (leaseKeys.some((key) => calculateSlot(key) !== slot)) return null;
+  }
+  return { ...reply, command };
 }
 
 /** One API process's replies: its channels, and the requests waiting on them. */

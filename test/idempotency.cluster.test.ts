@@ -180,7 +180,7 @@ test("the worker's reply goes in the script that settles the keys, in their slot
   }
 });
 
-test('a reply rides with the keys only where Redis allows it: in their slot, on a cluster', () => {
+test('a reply rides with the keys only where Redis allows it (in their slot, on a cluster) and only when there are keys', () => {
   const settings = { QUEUE_PREFIX: 'dgm', WRITE_QUEUE_SHARDS: 3 };
   const keys = [lockKeyFor(settings, 7, 'a'), lockKeyFor(settings, 7, 'b')];
   const ours = `${shardPrefixFor(settings, 7)}:replies:p`;
@@ -190,18 +190,21 @@ test('a reply rides with the keys only where Redis allows it: in their slot, on 
   expect(calculateSlot(theirs)).not.toBe(calculateSlot(ours));
   const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
   try {
-    expect(replyWithLeases(cluster, ours, 'm', keys)).toEqual({
+    expect(replyWithLeases(cluster, { channel: ours, message: 'm' }, keys)).toEqual({
       channel: ours,
       message: 'm',
       command: 'spublish',
     });
-    expect(replyWithLeases(cluster, theirs, 'm', keys)).toBeNull();
+    expect(replyWithLeases(cluster, { channel: theirs, message: 'm' }, keys)).toBeNull();
     // One server has no slots: any channel goes, by PUBLISH.
-    expect(replyWithLeases(redis, theirs, 'm', keys)).toEqual({
+    expect(replyWithLeases(redis, { channel: theirs, message: 'm' }, keys)).toEqual({
       channel: theirs,
       message: 'm',
       command: 'publish',
     });
+    // Nothing to settle: no script runs, so the reply goes on its own.
+    expect(replyWithLeases(redis, { channel: ours, message: 'm' }, [])).toBeNull();
+    expect(replyWithLeases(cluster, { channel: ours, message: 'm' }, [])).toBeNull();
   } finally {
     cluster.disconnect();
   }

@@ -180,16 +180,14 @@ class Answers {
       ];
     });
     const { replyTo } = job.data;
-    const message = replyTo ? this.message(answered) : null;
+    const reply = replyTo ? { channel: replyTo, message: this.message(answered) } : null;
     const together =
-      replyTo && message !== null && settlements.length > 0
-        ? replyWithLeases(
-            deps.redis,
-            replyTo,
-            message,
-            settlements.map(({ key }) => key),
-          )
-        : null;
+      reply &&
+      replyWithLeases(
+        deps.redis,
+        reply,
+        settlements.map(({ key }) => key),
+      );
     let replied = false;
     try {
       await settleLeases(deps.redis, settlements, this.doneSeconds, together ?? undefined);
@@ -197,7 +195,7 @@ class Answers {
     } catch (error) {
       deps.logger.warn({ jobId: job.id, err: error }, 'idempotency leases not settled');
     }
-    if (replyTo && message !== null && !replied) sendReplies(deps.redis, replyTo, message);
+    if (reply && !replied) sendReplies(deps.redis, reply);
   }
 
   /** A reply per write, or, to an API process of the release before batches, its one reply. */

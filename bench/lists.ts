@@ -30,6 +30,7 @@ import { migrateUp } from '../common/db/migrate.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import { createInstitution } from '../common/institutions.js';
 import { encodeCursor } from '../common/pagination/cursor.js';
+import { pageStatement } from '../common/pagination/listPage.js';
 import { DEFAULT_LIMIT } from '../common/pagination/listRequest.js';
 import { createRedis } from '../common/redis.js';
 import { giftList } from '../common/resources/gifts/list.js';
@@ -486,33 +487,37 @@ async function explainFilters(pool: pg.Pool, institutionId: number): Promise<str
   threeYearsAgo.setUTCFullYear(threeYearsAgo.getUTCFullYear() - 3);
   const month = threeYearsAgo.toISOString().slice(0, 7);
   const day = threeYearsAgo.toISOString().slice(0, 10);
-  const filters = giftList.filters;
-  const condition = (name: string, raw: string) =>
-    filters[name]!.condition(filters[name]!.parse(name, raw));
-
-  const cases: Array<[string, FragmentSqlToken[]]> = [
-    ['none', []],
-    [`donor_id (most gifts)`, topDonor ? [condition('donor_id', topDonor)] : []],
-    [`donor_id (one gift)`, quietDonor ? [condition('donor_id', quietDonor)] : []],
-    [`fund_id`, fund ? [condition('fund_id', fund)] : []],
-    ['type=credit_card', [condition('type', 'credit_card')]],
-    ['type=other (rare)', [condition('type', 'other')]],
+  const monthAgo = new Date();
+  monthAgo.setUTCMonth(monthAgo.getUTCMonth() - 1);
+  const lastMonth = monthAgo.toISOString().slice(0, 7);
+  // The API's own statement for each filter (pageStatement), so that what is explained is what a
+  // first page of GET /gifts with that query runs.
+  const cases: Array<[string, Record<string, string>]> = [
+    ['none', {}],
+    [`donor_id (most gifts)`, topDonor ? { donor_id: topDonor } : {}],
+    [`donor_id (one gift)`, quietDonor ? { donor_id: quietDonor } : {}],
+    [`fund_id`, fund ? { fund_id: fund } : {}],
+    ['type=credit_card', { type: 'credit_card' }],
+    ['type=other (rare)', { type: 'other' }],
     [
       `gift_date ${month}-01..${month}-28`,
-      [condition('gift_date_from', `${month}-01`), condition('gift_date_to', `${month}-28`)],
+      { gift_date_from: `${month}-01`, gift_date_to: `${month}-28` },
     ],
-    [`gift_date = ${day}`, [condition('gift_date_from', day), condition('gift_date_to', day)]],
-    [`gift_date_to ${day}`, [condition('gift_date_to', day)]],
-    ['q=tribute', [condition('q', 'tribute')]],
-    ['q=zebra (no match)', [condition('q', 'zebra')]],
+    [`gift_date = ${day}`, { gift_date_from: day, gift_date_to: day }],
+    [`gift_date_to ${day}`, { gift_date_to: day }],
     [
-      'donor_id + type=check',
-      topDonor ? [condition('donor_id', topDonor), condition('type', 'check')] : [],
+      `gift_date ${lastMonth}-01..${lastMonth}-28`,
+      { gift_date_from: `${lastMonth}-01`, gift_date_to: `${lastMonth}-28` },
     ],
+    [`gift_date_from ${lastMonth}-01`, { gift_date_from: `${lastMonth}-01` }],
+    ['q=tribute', { q: 'tribute' }],
+    ['q=zebra (no match)', { q: 'zebra' }],
+    ['donor_id + type=check', topDonor ? { donor_id: topDonor, type: 'check' } : {}],
   ];
   const lines: string[] = [];
-  for (const [label, conditions] of cases) {
-    const plan = await explain(pool, pageQuery(institutionId, conditions), true);
+  for (const [label, filters] of cases) {
+    const request = { filters, limit: DEFAULT_LIMIT, direction: 'after' as const, position: null };
+    const plan = await explain(pool, toStep(pageStatement(giftList, request, institutionId)), true);
     lines.push(
       `  ${label.padEnd(34)}${pad(format(plan.executionTime ?? Number.NaN, 2), 9)} ms  ${describePlan(plan)}`,
     );

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken, type QuerySqlToken } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { encodeCursor } from './cursor.js';
@@ -27,22 +27,25 @@ function pageRowSchema<Row>(row: z.ZodType<Row>): z.ZodType<Row & { other_side: 
 }
 
 /**
- * One keyset page, newest first: `key < position` forward, `key > position` backward (read in
- * ascending order, then reversed). A cursor is returned in a direction only if a row lies there.
+ * The statement of one keyset page: `limit + 1` rows (the extra one tells whether more lie
+ * ahead) past the position, newest first forward (`key < position`) and oldest first backward
+ * (`key > position`), each with whether a row lies on the other side of the position.
  */
-export async function listPage<Row>(
-  db: CommonQueryMethods,
+export function pageStatement<Row>(
   spec: ListSpec<Row>,
   request: ListRequest,
-  options: PageOptions,
-): Promise<JsonObject> {
-  const base: FragmentSqlToken[] = [
-    sql.fragment`${spec.institutionColumn} = ${options.institutionId}`,
+  institutionId: number,
+): QuerySqlToken<z.ZodType<Row & { other_side: boolean }>> {
+  const scope: FragmentSqlToken[] = [
+    sql.fragment`${spec.institutionColumn} = ${institutionId}`,
     ...(spec.where ? [spec.where] : []),
-    ...Object.entries(request.filters).map(([name, value]) => spec.filters[name]!.condition(value)),
   ];
+  const filters = Object.entries(request.filters).map(([name, value]) =>
+    spec.filters[name]!.condition(value),
+  );
+  const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
   const where = (extra: FragmentSqlToken | null) =>
-    sql.join(extra ? [...base, extra] : base, sql.fragment` AND `);
+    and(extra ? [...scope, ...filters, extra] : [...scope, ...filters]);
   const backward = request.direction === 'before';
   const position = request.position;
   const bound =
@@ -59,12 +62,32 @@ export async function listPage<Row>(
       : sql.fragment`(SELECT 1 FROM ${spec.from}
           WHERE ${where(backward ? sql.fragment`${spec.key} <= ${position}` : sql.fragment`${spec.key} >= ${position}`)}
           ORDER BY ${spec.key} ${backward ? sql.fragment`DESC` : sql.fragment`ASC`} LIMIT 1) IS NOT NULL`;
+  const order = backward ? sql.fragment`ASC` : sql.fragment`DESC`;
+  const followsKey = Object.keys(request.filters).some((name) => spec.filters[name]!.followsKey);
 
-  const rows = await db.any(sql.type(pageRowSchema(spec.row))`
+  return sql.type(pageRowSchema(spec.row))`${
+    followsKey
+      ? windowedPage(spec, { scope, filters, bound, backward, limit: request.limit, otherSide })
+      : sql.fragment`
     SELECT ${spec.columns}, ${otherSide} AS other_side FROM ${spec.from}
     WHERE ${where(bound)}
-    ORDER BY ${spec.key} ${backward ? sql.fragment`ASC` : sql.fragment`DESC`}
-    LIMIT ${request.limit + 1}`);
+    ORDER BY ${spec.key} ${order}
+    LIMIT ${request.limit + 1}`
+  }`;
+}
+
+/**
+ * One keyset page, newest first: `key < position` forward, `key > position` backward (read in
+ * ascending order, then reversed). A cursor is returned in a direction only if a row lies there.
+ */
+export async function listPage<Row>(
+  db: CommonQueryMethods,
+  spec: ListSpec<Row>,
+  request: ListRequest,
+  options: PageOptions,
+): Promise<JsonObject> {
+  const rows = await db.any(pageStatement(spec, request, options.institutionId));
+  const backward = request.direction === 'before';
   const hasMore = rows.length > request.limit;
   const page = rows.slice(0, request.limit);
   if (backward) page.reverse();
@@ -96,4 +119,57 @@ export async function listPage<Row>(
     previous_cursor: previous,
     data: page.map((row) => spec.present(row)),
   };
+}
+
+/** The rows read ahead on the key, per row of the page, before a range's own index is used. */
+const WINDOW_ROWS_PER_PAGE_ROW = 10;
+
+interface WindowedParts {
+  scope: FragmentSqlToken[];
+  filters: FragmentSqlToken[];
+  bound: FragmentSqlToken | null;
+  backward: boolean;
+  limit: number;
+  otherSide: FragmentSqlToken;
+}
+
+/**
+ * The page of a filter whose values rise with the key (a date range): the same rows as the plain
+ * statement, read without walking the key through every row newer than the range. The planner
+ * expects a range's rows spread evenly over the key and walks it until the page is full, which
+ * for a range far in the past reads most of the table. Here the next rows on the key (a window of
+ * WINDOW_ROWS_PER_PAGE_ROW per row of the page) are read first: when they hold a full page it is
+ * exact, since every match beyond them lies further on the key. Otherwise the rest of the page is
+ * the first on the key of the matches beyond the window, sorted after reading them from the
+ * filter's own index, so the cost is the range's size rather than its distance from the newest
+ * rows. Gated by one-time conditions, that part is not run at all when the window sufficed.
+ */
+function windowedPage<Row>(spec: ListSpec<Row>, parts: WindowedParts): FragmentSqlToken {
+  const { scope, filters, bound, backward, limit, otherSide } = parts;
+  const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
+  const order = backward ? sql.fragment`ASC` : sql.fragment`DESC`;
+  const size = WINDOW_ROWS_PER_PAGE_ROW * (limit + 1);
+  const beyondWindow = backward
+    ? sql.fragment`${spec.key} > (SELECT max(page_key) FROM page_window)`
+    : sql.fragment`${spec.key} < (SELECT min(page_key) FROM page_window)`;
+  // `key + 0` hides the key's order from the planner, so that it reads the matches from the
+  // filter's index and sorts them instead of walking the key again.
+  return sql.fragment`
+    WITH page_window AS MATERIALIZED (
+      SELECT ${spec.columns}, ${spec.key} AS page_key, (${and(filters)}) AS page_hit
+      FROM ${spec.from} WHERE ${and(bound ? [...scope, bound] : scope)}
+      ORDER BY ${spec.key} ${order} LIMIT ${size})
+    SELECT page.*, ${otherSide} AS other_side FROM (
+      SELECT * FROM page_window WHERE page_hit
+      UNION ALL
+      SELECT ${spec.columns}, ${spec.key}, true FROM ${spec.from}
+      WHERE ${and(scope)}
+        AND (SELECT count(*) FROM page_window) = ${size}
+        AND (SELECT count(*) FROM page_window WHERE page_hit) <= ${limit}
+        AND ${spec.key} IN (
+          SELECT ${spec.key} FROM ${spec.from} WHERE ${and([...scope, ...filters, beyondWindow])}
+          ORDER BY ${spec.key} + 0 ${order} LIMIT ${limit + 1})
+    ) page
+    ORDER BY page.page_key ${order}
+    LIMIT ${limit + 1}`;
 }

@@ -23,6 +23,12 @@ export interface FilterSpec {
   condition(value: string): FragmentSqlToken;
   /** What the filter accepts; a filter that reads its value with parseIdParameter may omit it. */
   description?: FilterDescription;
+  /**
+   * The column's values rise with the list's key (a gift's date with its id), and an index on
+   * (institution, column, key) serves a range of them: its pages are read windowed
+   * (listPage.ts), so that a range far from the newest rows costs its own size.
+   */
+  followsKey?: boolean;
 }
 
 /**

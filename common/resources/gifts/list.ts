@@ -30,7 +30,7 @@ export const giftList = collectionList(giftIdentity, giftTable, {
     type: enumFilter(sql.fragment`type`, giftTypes),
     status: enumFilter(sql.fragment`status`, giftStatuses),
     q: textSearch([sql.fragment`subject`]),
-    gift_date_from: dateFilter(sql.fragment`gift_date`, '>='),
-    gift_date_to: dateFilter(sql.fragment`gift_date`, '<='),
+    gift_date_from: { ...dateFilter(sql.fragment`gift_date`, '>='), followsKey: true },
+    gift_date_to: { ...dateFilter(sql.fragment`gift_date`, '<='), followsKey: true },
   },
 });

@@ -15,7 +15,7 @@ import { rateLimit } from './middleware/rateLimit.js';
 import { requestId } from './middleware/requestId.js';
 import { requestLog } from './middleware/requestLog.js';
 import { hasBody } from './requestParsing.js';
-import type { CursorSettings } from './handlers.js';
+import type { ListSettings } from './handlers.js';
 import { apiRoutes, type Method, type RouteDeps } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
 import './locals.js';
@@ -31,7 +31,7 @@ export interface AppDeps {
   workers: WorkerPresence;
   gateway: WriteGateway;
   logger: Logger;
-  cursors: CursorSettings;
+  lists: ListSettings;
   metrics: ApiMetrics;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;

@@ -7,7 +7,7 @@ import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
 import { retrieveEvent } from '../common/events/event.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
 import type { JsonObject } from '../common/json.js';
-import { listPage } from '../common/pagination/listPage.js';
+import { listPage, type RangeReading } from '../common/pagination/listPage.js';
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
 import type { ChildCollectionDescriptor, Retrieval } from '../common/resources/descriptor.js';
@@ -86,36 +86,43 @@ export function readHandler(read: (res: Response) => Promise<JsonObject>): Reque
   };
 }
 
-export interface CursorSettings {
+export interface ListSettings {
+  /** Signs cursors (CURSOR_SECRET). */
   secret: string;
   ttlSeconds: number;
+  /** How a range filter's page is read (LIST_RANGE_WALK_ROWS, LIST_RANGE_SORT_ROWS). */
+  ranges: RangeReading;
 }
 
 /** GET /things: one keyset page of the caller's records, reads straight from Postgres. */
 /** One page of a list on the cursor engine, for the institution asking. */
 function pageOf<Row>(
   pool: DatabasePool,
-  cursors: CursorSettings,
+  lists: ListSettings,
   spec: ListSpec<Row>,
   query: Request['query'],
   institutionId: number,
 ) {
   const context = {
     institutionId,
-    secret: cursors.secret,
+    secret: lists.secret,
     nowSeconds: Math.floor(Date.now() / 1000),
   };
   const request = parseListRequest(spec, query, context);
-  return listPage(pool, spec, request, { ...context, ttlSeconds: cursors.ttlSeconds });
+  return listPage(pool, spec, request, {
+    ...context,
+    ttlSeconds: lists.ttlSeconds,
+    ranges: lists.ranges,
+  });
 }
 
 export function listHandler<Row>(
   pool: DatabasePool,
-  cursors: CursorSettings,
+  lists: ListSettings,
   spec: ListSpec<Row>,
 ): RequestHandler {
   return async (req, res) => {
-    res.json(await pageOf(pool, cursors, spec, req.query, res.locals.principal.institution.id));
+    res.json(await pageOf(pool, lists, spec, req.query, res.locals.principal.institution.id));
   };
 }
 
@@ -126,7 +133,7 @@ export function listHandler<Row>(
  */
 export function childListHandler(
   pool: DatabasePool,
-  cursors: CursorSettings,
+  lists: ListSettings,
   child: Pick<ChildCollectionDescriptor, 'list' | 'parent' | 'ofParent'>,
 ): RequestHandler {
   return async (req, res) => {
@@ -145,7 +152,7 @@ export function childListHandler(
         ? sql.fragment`${child.list.where} AND ${child.ofParent(id)}`
         : child.ofParent(id),
     };
-    res.json(await pageOf(pool, cursors, spec, req.query, institutionId));
+    res.json(await pageOf(pool, lists, spec, req.query, institutionId));
   };
 }
 
@@ -156,7 +163,7 @@ export function childListHandler(
  */
 export function deliveryAttemptListHandler(
   pool: DatabasePool,
-  cursors: CursorSettings,
+  lists: ListSettings,
 ): RequestHandler {
   return async (req, res) => {
     const institutionId = res.locals.principal.institution.id;
@@ -174,6 +181,6 @@ export function deliveryAttemptListHandler(
         .replace(':delivery_id', String(deliveryId)),
       where: sql.fragment`delivery_id = ${deliveryId}`,
     };
-    res.json(await pageOf(pool, cursors, spec, req.query, institutionId));
+    res.json(await pageOf(pool, lists, spec, req.query, institutionId));
   };
 }

@@ -8,7 +8,7 @@ import { findFile, findImport } from '../common/imports/queries.js';
 import { importResources, presentImport, type ImportResource } from '../common/imports/schema.js';
 import type { EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { DatabasePool } from 'slonik';
-import { childListHandler, listHandler, writeHandler, type CursorSettings } from './handlers.js';
+import { childListHandler, listHandler, writeHandler, type ListSettings } from './handlers.js';
 import { importUploadHandler, type UploadDeps } from './importUpload.js';
 import { rejectUnknownQuery } from './requestParsing.js';
 import type { WriteGateway } from './writeGateway.js';
@@ -16,7 +16,7 @@ import type { WriteGateway } from './writeGateway.js';
 export interface ImportRouteDeps {
   pool: DatabasePool;
   gateway: WriteGateway;
-  cursors: CursorSettings;
+  lists: ListSettings;
   imports: UploadDeps['config'];
 }
 
@@ -76,12 +76,12 @@ const templateHandler =
  * one, the two writes on one import, and its failed rows as a list and as CSV.
  */
 export function importRoutes(deps: ImportRouteDeps): ImportRoute[] {
-  const { pool, gateway, cursors } = deps;
+  const { pool, gateway, lists } = deps;
   return [
     {
       method: 'get',
       path: '/imports',
-      handler: listHandler(pool, cursors, importList),
+      handler: listHandler(pool, lists, importList),
       doc: doc('list'),
     },
     {
@@ -113,7 +113,7 @@ export function importRoutes(deps: ImportRouteDeps): ImportRoute[] {
     {
       method: 'get',
       path: '/imports/:id/errors',
-      handler: childListHandler(pool, cursors, importErrorsOfImport),
+      handler: childListHandler(pool, lists, importErrorsOfImport),
       doc: doc('errors'),
     },
     {

@@ -16,7 +16,7 @@ import {
   retrieveEventHandler,
   retrieveHandler,
   writeHandler,
-  type CursorSettings,
+  type ListSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
 import { importRoutes, type ImportRouteDeps } from './importRoutes.js';
@@ -45,7 +45,7 @@ export interface RouteDeps {
   /** Where lists and retrievals (GET) read: DATABASE_READ_URL's pool, else the primary's. */
   readPool: DatabasePool;
   gateway: WriteGateway;
-  cursors: CursorSettings;
+  lists: ListSettings;
   /** The limits of an import's upload. */
   imports: ImportRouteDeps['imports'];
 }
@@ -62,7 +62,7 @@ const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
  * delete where it has one).
  */
 function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] {
-  const { pool, gateway, cursors } = deps;
+  const { pool, gateway, lists } = deps;
   const { path, commands } = resource;
   const write = (action: 'create' | 'update' | 'delete', command = commands[action]) =>
     command
@@ -75,13 +75,13 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       : [];
   return [
     route('get', path, {
-      handler: listHandler(pool, cursors, resource.list),
+      handler: listHandler(pool, lists, resource.list),
       doc: { kind: 'list', list: resource.list, resource },
     }),
     ...write('create').map((endpoint) => route('post', path, endpoint)),
     ...(resource.reports ?? []).map((report) =>
       route('get', report.path, {
-        handler: listHandler(pool, cursors, report.list),
+        handler: listHandler(pool, lists, report.list),
         doc: { kind: 'list', list: report.list, resource, report },
       }),
     ),
@@ -99,7 +99,7 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
     ),
     ...(resource.children ?? []).flatMap((child) => [
       route('get', `${path}/:id/${child.name}`, {
-        handler: childListHandler(pool, cursors, child),
+        handler: childListHandler(pool, lists, child),
         doc: { kind: 'child-list', child, resource },
       }),
       route('post', `${path}/:id/${child.name}`, {
@@ -117,9 +117,9 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
 }
 
 /** The events (read-only: every write makes its own). */
-const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
+const eventRoutes = ({ pool, lists }: RouteDeps): Route[] => [
   route('get', '/events', {
-    handler: listHandler(pool, cursors, eventList),
+    handler: listHandler(pool, lists, eventList),
     doc: { kind: 'event-list', list: eventList },
   }),
   route('get', '/events/:id', {
@@ -129,13 +129,13 @@ const eventRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
 ];
 
 /** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
-const webhookDeliveryRoutes = ({ pool, cursors }: RouteDeps): Route[] => [
+const webhookDeliveryRoutes = ({ pool, lists }: RouteDeps): Route[] => [
   route('get', '/webhook-endpoints/:id/deliveries', {
-    handler: childListHandler(pool, cursors, webhookDeliveriesOfEndpoint),
+    handler: childListHandler(pool, lists, webhookDeliveriesOfEndpoint),
     doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
   }),
   route('get', '/webhook-endpoints/:id/deliveries/:delivery_id/attempts', {
-    handler: deliveryAttemptListHandler(pool, cursors),
+    handler: deliveryAttemptListHandler(pool, lists),
     doc: { kind: 'webhook-attempt-list', list: webhookAttemptList },
   }),
 ];
@@ -188,7 +188,7 @@ export function routeTable(): DocumentedRoute[] {
     pool: unusable,
     readPool: unusable,
     gateway: unusable,
-    cursors: unusable,
+    lists: unusable,
     imports: unusable,
   } as RouteDeps;
   return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));

@@ -111,7 +111,14 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
           importQueue,
         }
       : null,
-    cursors: { secret: config.CURSOR_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS },
+    lists: {
+      secret: config.CURSOR_SECRET,
+      ttlSeconds: config.CURSOR_TTL_SECONDS,
+      ranges: {
+        walkRows: config.LIST_RANGE_WALK_ROWS,
+        sortRows: config.LIST_RANGE_SORT_ROWS,
+      },
+    },
     imports: config,
   });
   const server = createServer(app);

@@ -510,6 +510,7 @@ async function explainFilters(pool: pg.Pool, institutionId: number): Promise<str
       { gift_date_from: `${lastMonth}-01`, gift_date_to: `${lastMonth}-28` },
     ],
     [`gift_date_from ${lastMonth}-01`, { gift_date_from: `${lastMonth}-01` }],
+    [`gift_date_to ${lastMonth}-28`, { gift_date_to: `${lastMonth}-28` }],
     ['q=tribute', { q: 'tribute' }],
     ['q=zebra (no match)', { q: 'zebra' }],
     ['donor_id + type=check', topDonor ? { donor_id: topDonor, type: 'check' } : {}],

@@ -8,6 +8,10 @@ export interface PlanNode {
   'Scan Direction'?: string;
   'Index Cond'?: string;
   Filter?: string;
+  /** With ANALYZE: 0 for a node that never ran (a part of the statement gated off). */
+  'Actual Loops'?: number;
+  /** With ANALYZE: rows the node returned per loop. */
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 
@@ -33,6 +37,7 @@ export async function explain(pool: pg.Pool, step: SqlStep, analyse = false): Pr
 /** "Limit > Index Scan Backward gifts_pkey": the plan in one line. */
 export function describePlan(plan: Plan): string {
   return plan.nodes
+    .filter((node) => node['Actual Loops'] !== 0)
     .map((node) => {
       const direction = node['Scan Direction'] === 'Backward' ? ' Backward' : '';
       const index = node['Index Name'] ? ` ${node['Index Name']}` : '';

@@ -75,6 +75,8 @@ const configSchema = z.object({
   /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
   EVENT_RETENTION_DAYS: positiveInt(90),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
+  LIST_RANGE_WALK_ROWS: positiveInt(1_000),
+  LIST_RANGE_SORT_ROWS: positiveInt(20_000),
   WRITE_TIMEOUT_MS: positiveInt(10_000),
   /**
    * Jobs a worker runs at once per write queue. The concurrent creates are what group commit

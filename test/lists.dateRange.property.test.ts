@@ -3,11 +3,12 @@ import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 /**
- * A gift date range is paged by a windowed statement (common/pagination/listPage.ts): the next
- * rows on the id first, then the range's own index. Over any gifts, any range and any page size,
- * walking its pages forward and then back through the API gives exactly the range's gifts of the
- * caller's institution, newest first, each once: the same rows as the plain keyset statement
- * would. Small pages make the window small, so that both ways to fill a page are taken.
+ * A gift date range is paged by windowedPage (common/pagination/listPage.ts): a short walk on the
+ * id, then the range's own index (sorted) when the range is small, or a walk on the id beyond the
+ * first one when it is not. Over any gifts, any range and any page size, walking its pages
+ * forward and then back through the API gives exactly the range's gifts of the caller's
+ * institution, newest first, each once. The service walks 6 rows and sorts ranges of fewer than
+ * 15, so that with a few dozen gifts every way to fill a page is taken.
  */
 
 interface Page {
@@ -27,7 +28,7 @@ const dayOf = (offset: number) =>
   new Date(FIRST_DAY + offset * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ LIST_RANGE_WALK_ROWS: '6', LIST_RANGE_SORT_ROWS: '15' });
   const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
     body: {
       role: 'Individual',

@@ -5,8 +5,21 @@ import { encodeCursor } from './cursor.js';
 import type { ListSpec } from './listSpec.js';
 import type { ListContext, ListRequest } from './listRequest.js';
 
+/**
+ * How the page of a filter whose values rise with the key (a date range) is read
+ * (windowedPage): the key is walked over at most `walkRows` rows past the position; beyond them
+ * a range of fewer than `sortRows` rows is read from its index and sorted, a larger one walked.
+ */
+export interface RangeReading {
+  walkRows: number;
+  sortRows: number;
+}
+
+export const DEFAULT_RANGE_READING: RangeReading = { walkRows: 1_000, sortRows: 20_000 };
+
 export interface PageOptions extends ListContext {
   ttlSeconds: number;
+  ranges: RangeReading;
 }
 
 const probeColumn = z.object({ other_side: z.boolean() });
@@ -35,6 +48,7 @@ export function pageStatement<Row>(
   spec: ListSpec<Row>,
   request: ListRequest,
   institutionId: number,
+  ranges: RangeReading = DEFAULT_RANGE_READING,
 ): QuerySqlToken<z.ZodType<Row & { other_side: boolean }>> {
   const scope: FragmentSqlToken[] = [
     sql.fragment`${spec.institutionColumn} = ${institutionId}`,
@@ -67,7 +81,14 @@ export function pageStatement<Row>(
 
   return sql.type(pageRowSchema(spec.row))`${
     followsKey
-      ? windowedPage(spec, { scope, filters, bound, backward, limit: request.limit, otherSide })
+      ? windowedPage(spec, ranges, {
+          scope,
+          filters,
+          bound,
+          backward,
+          limit: request.limit,
+          otherSide,
+        })
       : sql.fragment`
     SELECT ${spec.columns}, ${otherSide} AS other_side FROM ${spec.from}
     WHERE ${where(bound)}
@@ -86,7 +107,7 @@ export async function listPage<Row>(
   request: ListRequest,
   options: PageOptions,
 ): Promise<JsonObject> {
-  const rows = await db.any(pageStatement(spec, request, options.institutionId));
+  const rows = await db.any(pageStatement(spec, request, options.institutionId, options.ranges));
   const backward = request.direction === 'before';
   const hasMore = rows.length > request.limit;
   const page = rows.slice(0, request.limit);
@@ -121,9 +142,6 @@ export async function listPage<Row>(
   };
 }
 
-/** The rows read ahead on the key, per row of the page, before a range's own index is used. */
-const WINDOW_ROWS_PER_PAGE_ROW = 10;
-
 interface WindowedParts {
   scope: FragmentSqlToken[];
   filters: FragmentSqlToken[];
@@ -135,41 +153,63 @@ interface WindowedParts {
 
 /**
  * The page of a filter whose values rise with the key (a date range): the same rows as the plain
- * statement, read without walking the key through every row newer than the range. The planner
- * expects a range's rows spread evenly over the key and walks it until the page is full, which
- * for a range far in the past reads most of the table. Here the next rows on the key (a window of
- * WINDOW_ROWS_PER_PAGE_ROW per row of the page) are read first: when they hold a full page it is
- * exact, since every match beyond them lies further on the key. Otherwise the rest of the page is
- * the first on the key of the matches beyond the window, sorted after reading them from the
- * filter's own index, so the cost is the range's size rather than its distance from the newest
- * rows. Gated by one-time conditions, that part is not run at all when the window sufficed.
+ * statement, without reading every row between the position and a range far from it. The planner
+ * expects a range's rows spread evenly over the key and walks the key until the page is full;
+ * for a range years back that reads most of the table. Here:
+ *
+ * 1. the key is walked as before, but over at most `walkRows` rows past the position: a range
+ *    that starts near the position (the newest rows, or a page after the first) is answered so;
+ * 2. otherwise, beyond those rows, a range of fewer than `sortRows` rows (counted on its index,
+ *    up to that many) is read from its index and sorted, so it costs its own size;
+ * 3. and a larger range is walked on the key from there, as the plain statement does, since its
+ *    size would cost more than the walk to it.
+ *
+ * One-time conditions gate the second and third parts, so that only one of them runs, and only
+ * when the first did not fill the page.
  */
-function windowedPage<Row>(spec: ListSpec<Row>, parts: WindowedParts): FragmentSqlToken {
+function windowedPage<Row>(
+  spec: ListSpec<Row>,
+  { walkRows, sortRows }: RangeReading,
+  parts: WindowedParts,
+): FragmentSqlToken {
   const { scope, filters, bound, backward, limit, otherSide } = parts;
   const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
   const order = backward ? sql.fragment`ASC` : sql.fragment`DESC`;
-  const size = WINDOW_ROWS_PER_PAGE_ROW * (limit + 1);
-  const beyondWindow = backward
-    ? sql.fragment`${spec.key} > (SELECT max(page_key) FROM page_window)`
-    : sql.fragment`${spec.key} < (SELECT min(page_key) FROM page_window)`;
-  // `key + 0` hides the key's order from the planner, so that it reads the matches from the
-  // filter's index and sorts them instead of walking the key again.
+  const ahead = and(bound ? [...scope, bound] : scope);
+  const beyondWalk = backward
+    ? sql.fragment`${spec.key} > (SELECT edge FROM page_edge)`
+    : sql.fragment`${spec.key} < (SELECT edge FROM page_edge)`;
+  const range = and([...scope, ...filters, beyondWalk]);
+  const walkFell = sql.fragment`(SELECT count(*) FROM page_walk) <= ${limit}`;
+  // In the second part, `key + 0` hides the key's order from the planner, so that it reads the
+  // range from the range's index and sorts it rather than walking the key again.
   return sql.fragment`
-    WITH page_window AS MATERIALIZED (
-      SELECT ${spec.columns}, ${spec.key} AS page_key, (${and(filters)}) AS page_hit
-      FROM ${spec.from} WHERE ${and(bound ? [...scope, bound] : scope)}
-      ORDER BY ${spec.key} ${order} LIMIT ${size})
-    SELECT page.*, ${otherSide} AS other_side FROM (
-      SELECT * FROM page_window WHERE page_hit
+    WITH page_walk AS MATERIALIZED (
+      SELECT ${spec.key} AS page_key
+      FROM (SELECT * FROM ${spec.from} WHERE ${ahead}
+            ORDER BY ${spec.key} ${order} LIMIT ${walkRows}) AS ${spec.from}
+      WHERE ${and(filters)}
+      ORDER BY ${spec.key} ${order} LIMIT ${limit + 1}),
+    page_edge AS MATERIALIZED (
+      SELECT ${spec.key} AS edge FROM ${spec.from} WHERE ${ahead}
+      ORDER BY ${spec.key} ${order} OFFSET ${walkRows - 1} LIMIT 1),
+    page_small AS MATERIALIZED (
+      SELECT count(*) < ${sortRows} AS small
+      FROM (SELECT 1 FROM ${spec.from} WHERE ${range} LIMIT ${sortRows}) AS counted),
+    page_keys AS MATERIALIZED (
+      SELECT page_key FROM page_walk
       UNION ALL
-      SELECT ${spec.columns}, ${spec.key}, true FROM ${spec.from}
-      WHERE ${and(scope)}
-        AND (SELECT count(*) FROM page_window) = ${size}
-        AND (SELECT count(*) FROM page_window WHERE page_hit) <= ${limit}
-        AND ${spec.key} IN (
-          SELECT ${spec.key} FROM ${spec.from} WHERE ${and([...scope, ...filters, beyondWindow])}
-          ORDER BY ${spec.key} + 0 ${order} LIMIT ${limit + 1})
-    ) page
-    ORDER BY page.page_key ${order}
+      SELECT page_key FROM (
+        SELECT ${spec.key} AS page_key FROM ${spec.from} WHERE ${range}
+        ORDER BY ${spec.key} + 0 ${order} LIMIT ${limit + 1}) AS sorted
+      WHERE ${walkFell} AND (SELECT small FROM page_small)
+      UNION ALL
+      SELECT page_key FROM (
+        SELECT ${spec.key} AS page_key FROM ${spec.from} WHERE ${range}
+        ORDER BY ${spec.key} ${order} LIMIT ${limit + 1}) AS walked
+      WHERE ${walkFell} AND NOT (SELECT small FROM page_small))
+    SELECT ${spec.columns}, ${otherSide} AS other_side FROM ${spec.from}
+    WHERE ${and(scope)} AND ${spec.key} = ANY (ARRAY(SELECT page_key FROM page_keys))
+    ORDER BY ${spec.key} ${order}
     LIMIT ${limit + 1}`;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RANGE_READING } from './pagination/listPage.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_TIMEOUT_MS } from './webhooks/policy.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -75,8 +76,8 @@ const configSchema = z.object({
   /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
   EVENT_RETENTION_DAYS: positiveInt(90),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
-  LIST_RANGE_WALK_ROWS: positiveInt(1_000),
-  LIST_RANGE_SORT_ROWS: positiveInt(20_000),
+  LIST_RANGE_WALK_ROWS: positiveInt(DEFAULT_RANGE_READING.walkRows),
+  LIST_RANGE_SORT_ROWS: positiveInt(DEFAULT_RANGE_READING.sortRows),
   WRITE_TIMEOUT_MS: positiveInt(10_000),
   /**
    * Jobs a worker runs at once per write queue. The concurrent creates are what group commit

@@ -3,6 +3,7 @@
  * process of its own, and its printed curl commands run exactly as printed.
  */
 import { execFile, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { spawnEntry, type ServiceProcess } from './processes.js';
 
@@ -24,6 +25,9 @@ export async function startDemo(
   while (!demo.stdout.some((line) => line.startsWith('Stop with'))) {
     if (Date.now() > deadline || demo.child.exitCode !== null) {
       demo.child.kill('SIGKILL');
+      // A process's last lines can arrive after its exit: quote them once its output has closed.
+      if (demo.child.stdout?.readable || demo.child.stderr?.readable)
+        await Promise.race([once(demo.child, 'close'), new Promise((r) => setTimeout(r, 2_000))]);
       throw new Error(
         `the demo did not get ready. stdout:\n${demo.stdout.join('\n')}\nstderr:\n${demo.stderr.join('\n')}`,
       );

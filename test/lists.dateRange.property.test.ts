@@ -7,8 +7,9 @@ import { startTestService, type TestService } from './helpers/harness.js';
  * id, then the range's own index (sorted) when the range is small, or a walk on the id beyond the
  * first one when it is not. Over any gifts, any range and any page size, walking its pages
  * forward and then back through the API gives exactly the range's gifts of the caller's
- * institution, newest first, each once. The service walks 6 rows and sorts ranges of fewer than
- * 15, so that with a few dozen gifts every way to fill a page is taken.
+ * institution (of one type, when a type filter is beside the range), newest first, each once.
+ * The service walks 6 rows and sorts ranges of fewer than 15, so that with a few dozen gifts
+ * every way to fill a page is taken.
  */
 
 interface Page {
@@ -50,12 +51,16 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** Gifts with these day offsets, in this order of ids, for the institution (or the neighbour). */
+/**
+ * Gifts with these day offsets, in this order of ids, for the institution (or the neighbour);
+ * every third a check, the others cash.
+ */
 async function insertGifts(days: number[], institutionId: number, donor: number): Promise<void> {
   if (days.length === 0) return;
   await service.db.query(sql.unsafe`
     INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type)
-    SELECT ${institutionId}, ${donor}, 10, 'USD', 'Range gift', ${dayOf(0)}::date + day, 'cash'
+    SELECT ${institutionId}, ${donor}, 10, 'USD', 'Range gift', ${dayOf(0)}::date + day,
+      CASE WHEN n % 3 = 0 THEN 'check' ELSE 'cash' END
     FROM unnest(${sql.array(days, 'int4')}::int[]) WITH ORDINALITY AS t(day, n)
     ORDER BY n`);
 }
@@ -105,7 +110,8 @@ test('a date range pages through exactly its gifts, newest first, forward and ba
       fc.nat(DAYS - 1),
       fc.integer({ min: 1, max: 4 }),
       fc.constantFrom('both', 'from', 'to'),
-      async (steps, neighbourDays, a, b, limit, bounds) => {
+      fc.boolean(),
+      async (steps, neighbourDays, a, b, limit, bounds, checksOnly) => {
         await service.db.query(sql.unsafe`DELETE FROM gifts`);
         let day = 0;
         const ownDays = steps.map((step) => {
@@ -123,12 +129,15 @@ test('a date range pages through exactly its gifts, newest first, forward and ba
         const query = new URLSearchParams();
         if (bounds !== 'to') query.set('gift_date_from', from);
         if (bounds !== 'from') query.set('gift_date_to', to);
+        // Another filter beside the range, which every part of the page must apply too.
+        if (checksOnly) query.set('type', 'check');
         const expected = (
           await service.db.anyFirst(sql.unsafe`
             SELECT id FROM gifts
             WHERE institution_id = ${service.tenant.institutionId}
               AND (${bounds === 'to'} OR gift_date >= ${from}::date)
               AND (${bounds === 'from'} OR gift_date <= ${to}::date)
+              AND (${!checksOnly} OR type = 'check')
             ORDER BY id DESC`)
         ).map(Number);
 

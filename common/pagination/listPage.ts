@@ -22,6 +22,11 @@ export interface PageOptions extends ListContext {
   ranges: RangeReading;
 }
 
+const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
+
+/** The order a page is read in: newest first, or oldest first when paging backward. */
+const pageOrder = (backward: boolean) => (backward ? sql.fragment`ASC` : sql.fragment`DESC`);
+
 const probeColumn = z.object({ other_side: z.boolean() });
 const pageRowSchemas = new WeakMap<z.ZodType, z.ZodType>();
 
@@ -57,7 +62,6 @@ export function pageStatement<Row>(
   const filters = Object.entries(request.filters).map(([name, value]) =>
     spec.filters[name]!.condition(value),
   );
-  const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
   const where = (extra: FragmentSqlToken | null) =>
     and(extra ? [...scope, ...filters, extra] : [...scope, ...filters]);
   const backward = request.direction === 'before';
@@ -76,7 +80,7 @@ export function pageStatement<Row>(
       : sql.fragment`(SELECT 1 FROM ${spec.from}
           WHERE ${where(backward ? sql.fragment`${spec.key} <= ${position}` : sql.fragment`${spec.key} >= ${position}`)}
           ORDER BY ${spec.key} ${backward ? sql.fragment`DESC` : sql.fragment`ASC`} LIMIT 1) IS NOT NULL`;
-  const order = backward ? sql.fragment`ASC` : sql.fragment`DESC`;
+  const order = pageOrder(backward);
   const followsKey = Object.keys(request.filters).some((name) => spec.filters[name]!.followsKey);
 
   return sql.type(pageRowSchema(spec.row))`${
@@ -173,8 +177,7 @@ function windowedPage<Row>(
   parts: WindowedParts,
 ): FragmentSqlToken {
   const { scope, filters, bound, backward, limit, otherSide } = parts;
-  const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
-  const order = backward ? sql.fragment`ASC` : sql.fragment`DESC`;
+  const order = pageOrder(backward);
   const ahead = and(bound ? [...scope, bound] : scope);
   const beyondWalk = backward
     ? sql.fragment`${spec.key} > (SELECT edge FROM page_edge)`

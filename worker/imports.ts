@@ -7,12 +7,11 @@ import {
   pendingChunks,
   purgeUnclaimedFiles,
   runChunk,
-  runningImports,
   startValidating,
   type Phase,
 } from '../common/imports/chunks.js';
 import { findImport } from '../common/imports/queries.js';
-import { createImportQueue, IMPORT_QUEUE } from '../common/imports/queue.js';
+import { createImportQueue, IMPORT_QUEUE, importsToAdvance } from '../common/imports/queue.js';
 import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
@@ -37,8 +36,8 @@ interface ChunkRef {
 
 /**
  * Imports on the workers (integration.md §3). Nothing about an import's progress lives in Redis:
- * a sweep, run by one worker at a time, reads the running imports
- * from PostgreSQL and queues a job per chunk still to do, under an id made of the import, phase
+ * a sweep, run by one worker at a time, reads the running imports (a few per institution, in
+ * turns across institutions: importsToAdvance) from PostgreSQL and queues a job per chunk still to do, under an id made of the import, phase
  * and chunk (a chunk already queued is not queued twice). Jobs lost with Redis, or held by a
  * worker that died, are queued again by a later sweep or run again by BullMQ; the chunk's done
  * mark, committed with its rows, makes either a no-op once the chunk is done.
@@ -83,7 +82,7 @@ export async function startImports(
   };
 
   const sweep = async () => {
-    for (const imp of await runningImports(pool, 100)) {
+    for (const imp of await importsToAdvance(pool, 100)) {
       // One import's trouble must not hold up the others.
       try {
         await advance(imp);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { DelayedError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import type { Logger } from '../common/logger.js';
+import type { Redis } from '../common/redis.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import {
   dispatchEvents,
@@ -10,7 +11,7 @@ import {
 } from '../common/webhooks/dispatch.js';
 import { recordAttempts, type AttemptOutcome } from '../common/webhooks/attempts.js';
 import { disableGoneEndpoint } from '../common/webhooks/health.js';
-import { retrySchedule } from '../common/webhooks/policy.js';
+import { deliveryTimeoutMs, retrySchedule } from '../common/webhooks/policy.js';
 import {
   createDeliveryQueue,
   DELIVER_JOB,
@@ -19,6 +20,7 @@ import {
 } from '../common/webhooks/queue.js';
 import { queueRequestedRetries } from '../common/webhooks/retries.js';
 import { sendWebhook, signatures, type Attempt } from '../common/webhooks/send.js';
+import { institutionSlots, type InstitutionSlots } from '../common/webhooks/slots.js';
 import { deliveryTargets, type DeliveryTarget } from '../common/webhooks/targets.js';
 import { Batches } from './batches.js';
 import { closeWorker } from '../common/shutdown.js';
@@ -26,6 +28,11 @@ import { closeWorker } from '../common/shutdown.js';
 /** How often each worker looks for events not yet dispatched. */
 const DISPATCH_EVERY_MS = 250;
 const DELIVERY_CONCURRENCY = 20;
+/**
+ * The longest a delivery stays parked for its institution's turn when no freed slot wakes it
+ * (a wake-up lost with a worker): long enough that thousands parked cost little to look at again.
+ */
+const PARKED_FOR_MS = 30_000;
 
 /**
  * The wait before retry `attempt` (1 for the first retry): the schedule's, give or take 20%.
@@ -122,24 +129,65 @@ async function deliver(
 }
 
 /**
+ * Runs the job's attempt in one of its institution's slots, or parks the job until a slot frees
+ * (no attempt is counted, the job keeps its id and its retries).
+ */
+async function inTurn(
+  slots: InstitutionSlots,
+  job: Job<DeliveryRef>,
+  token: string | undefined,
+  attempt: () => Promise<void>,
+  logger: Logger,
+): Promise<void> {
+  const { institutionId } = job.data;
+  const jobId = String(job.id);
+  if (!(await slots.take(institutionId, jobId))) {
+    await job.moveToDelayed(Date.now() + PARKED_FOR_MS, token);
+    // A slot freed between the refusal and the move had no delayed job to wake: look once more.
+    if (await slots.hasRoom(institutionId))
+      await job.promote().catch(() => {
+        // Woken meanwhile by a freed slot: it is waiting already.
+      });
+    throw new DelayedError();
+  }
+  try {
+    await attempt();
+  } finally {
+    // The attempt's outcome stands whatever happens here: a slot not freed lapses with its lease.
+    await slots
+      .free(institutionId, jobId)
+      .catch((error: unknown) => logger.warn({ err: error }, 'webhook slot not freed'));
+  }
+}
+
+/**
  * The worker's webhook side: a dispatcher that turns committed events into deliveries, and the
- * consumer of the delivery queue.
+ * consumer of the delivery queue, which gives each institution at most `perInstitution` of the
+ * sends under way at once, across every worker.
  */
 export async function startWebhooks(
   pool: DatabasePool,
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
-  lockDurationMs: number,
+  options: { lockDurationMs: number; perInstitution: number; redis: Redis },
   metrics?: WorkerMetrics,
 ) {
+  const { lockDurationMs } = options;
   const queue = createDeliveryQueue(connection, queuePrefix);
   const { name, prefix } = deliveryQueueLocation(queuePrefix);
   const statements = deliveryStatements(pool);
+  const slots = institutionSlots(options.redis, queue, {
+    limit: options.perInstitution,
+    // Longer than an attempt (its send's timeout, its reads and its record) takes.
+    leaseMs: deliveryTimeoutMs() + lockDurationMs,
+    parkedForMs: PARKED_FOR_MS,
+  });
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     name,
-    (job) => deliver(pool, statements, job, metrics),
+    (job, token) =>
+      inTurn(slots, job, token, () => deliver(pool, statements, job, metrics), logger),
     {
       connection,
       prefix,

@@ -120,7 +120,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     connection,
     config.QUEUE_PREFIX,
     logger,
-    config.WORKER_LOCK_DURATION_MS,
+    {
+      lockDurationMs: config.WORKER_LOCK_DURATION_MS,
+      perInstitution: config.WEBHOOK_INSTITUTION_SENDS,
+      redis,
+    },
     metrics,
   );
   const imports = await startImports(pool, connection, config.QUEUE_PREFIX, logger, metrics, {

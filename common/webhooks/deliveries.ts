@@ -30,7 +30,9 @@ export const webhookDeliveryResponse = z.object({
     ),
   next_attempt_at: timestamp
     .nullable()
-    .describe('When it is next sent (give or take a second); null once delivered or failed.'),
+    .describe(
+      'When it is next sent (give or take a second; later while your institution has as many sends under way as it may); null once delivered or failed.',
+    ),
   ...timestamps,
 });
 

@@ -223,8 +223,8 @@ describe('the delivering worker killed with SIGKILL between the commit and the d
     receiver.answer = 'hang';
     endpoint = await createEndpoint(rig.service, receiver.url, ['gift.created']);
 
-    // The writes commit; the worker starts delivering as many as it runs at once (all of them
-    // held by the receiver), the rest wait in the queue.
+    // The writes commit; the worker starts delivering as many as the institution may send at
+    // once (all of them held by the receiver), the rest wait in the queue (parked, delayed).
     await createGifts(rig, 'killed', GIFTS);
     await waitFor(
       async () => (await rig.service.count('webhook_deliveries')) === GIFTS,
@@ -233,8 +233,8 @@ describe('the delivering worker killed with SIGKILL between the commit and the d
     );
     await waitFor(
       async () => {
-        const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
-        return counts.waiting! + counts.active! + counts.prioritized! === GIFTS;
+        const counts = await queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+        return counts.waiting! + counts.active! + counts.prioritized! + counts.delayed! === GIFTS;
       },
       10_000,
       'every delivery queued',

@@ -681,6 +681,89 @@ test('a retry is a write: dry run, Idempotency-Key, one event, one send; another
   await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });
 
+test('a retry asked for by hand that fails adds an attempt and keeps the schedule: a retry still due stays pending at its time, spent retries stay failed', async () => {
+  // Every send is refused (the name resolves to loopback), so the retries asked for fail.
+  const endpoint = await createEndpoint({
+    url: 'https://localhost:1/by-hand',
+    enabled_events: ['tag.*'],
+  });
+  const institutionId = service.tenant.institutionId;
+  const [scheduledEvent, spentEvent] = [await newDonor(), await newDonor()];
+  const eventOf = (donorId: number) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT id FROM events WHERE type = 'donor.created' AND object_id = ${donorId}`);
+  // Two deliveries as their automatic attempts left them: the next retry due in an hour, and
+  // every retry spent.
+  const insertDelivery = async (eventId: string, status: string, next: string | null) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
+      INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                      attempts, last_error, next_attempt_at)
+      VALUES (${institutionId}, ${endpoint.body.id}, ${eventId}, 'donor.created', ${status}, 3,
+              'HTTP 500', ${next}::timestamptz)
+      RETURNING id`);
+  const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+  const scheduled = await insertDelivery(
+    await eventOf(scheduledEvent.body.id),
+    'pending',
+    inAnHour,
+  );
+  const spent = await insertDelivery(await eventOf(spentEvent.body.id), 'failed', null);
+  const path = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`;
+  interface Delivery {
+    id: number;
+    status: string;
+    attempts: number;
+    error: string | null;
+    next_attempt_at: string | null;
+  }
+  const delivery = async (id: number) => {
+    const list = await service.call<{ data: Delivery[] }>('GET', path);
+    return list.body.data.find((row) => row.id === id)!;
+  };
+  const scheduledAt = (await delivery(scheduled)).next_attempt_at;
+  expect(Date.parse(scheduledAt!)).toBe(Date.parse(inAnHour));
+
+  for (const [id, next] of [
+    [scheduled, scheduledAt],
+    [spent, null],
+  ] as const) {
+    const retried = await service.call<Delivery>('POST', `${path}/${id}/retry`, {
+      body: {},
+      headers: { 'Idempotency-Key': `by-hand-${id}` },
+    });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ id, status: 'pending', next_attempt_at: next });
+  }
+  await waitFor(
+    async () =>
+      (await delivery(scheduled)).attempts === 4 && (await delivery(spent)).attempts === 4,
+    10_000,
+    'the two sends asked for',
+  );
+  expect(await delivery(scheduled)).toMatchObject({
+    status: 'pending',
+    attempts: 4,
+    error: expect.stringMatching(/loopback/),
+    next_attempt_at: scheduledAt,
+  });
+  expect(await delivery(spent)).toMatchObject({
+    status: 'failed',
+    attempts: 4,
+    error: expect.stringMatching(/loopback/),
+    next_attempt_at: null,
+  });
+  for (const id of [scheduled, spent]) {
+    const attempts = await service.call<{ data: { error: string | null }[] }>(
+      'GET',
+      `${path}/${id}/attempts`,
+    );
+    expect(attempts.body.data).toEqual([
+      expect.objectContaining({ status_code: null, error: expect.stringMatching(/loopback/) }),
+    ]);
+  }
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});
+
 /**
  * An endpoint with a delivery whose attempts started these long ago, each failing (`x`) or
  * delivering (`ok`): `['6 days', 'x']` is a failure 6 days back.

@@ -70,9 +70,10 @@ export async function replayEvent(pool: DatabasePool, eventId: string, endpointI
     return tx.one(sql.type(replayed)`
       INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type,
                                       next_attempt_at, retries_requested)
-      VALUES (${event.institution_id}, ${endpointId}, ${eventId}, ${event.type}, now(), 1)
+      -- Made here, it has no retries scheduled: a send that fails leaves it failed.
+      VALUES (${event.institution_id}, ${endpointId}, ${eventId}, ${event.type}, NULL, 1)
       ON CONFLICT (institution_id, endpoint_id, event_id) DO UPDATE
-        SET status = 'pending', next_attempt_at = now(), updated_at = now(),
+        SET status = 'pending', updated_at = now(),
             retries_requested = webhook_deliveries.retries_requested + 1
       RETURNING id, institution_id, endpoint_id, event_id, event_type, status`);
   });

@@ -30,7 +30,9 @@ export const webhookDeliveryResponse = z.object({
     ),
   next_attempt_at: timestamp
     .nullable()
-    .describe('When it is next sent (give or take a second); null once delivered or failed.'),
+    .describe(
+      'When its next scheduled retry is sent (give or take a second); null once delivered, or when no retry is scheduled (failed, or only a send asked for by `retry` left).',
+    ),
   ...timestamps,
 });
 

@@ -175,3 +175,39 @@ test('webhooks replay sends an event again to an endpoint of its institution, an
   expect(await service.count('webhook_deliveries')).toBe(before);
   expect(received['/theirs'] ?? []).toEqual([]);
 });
+
+test('webhooks failing counts the whole streak since the last delivery, as the 5-day disabling does, however far back it began', async () => {
+  const failing = await created<{ id: number }>(
+    service.call('POST', '/api/v1/webhook-endpoints', {
+      body: { url: `http://127.0.0.1:${port}/streak`, enabled_events: ['tag.*'] },
+    }),
+  );
+  const institutionId = service.tenant.institutionId;
+  const deliveryId = await service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
+    INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
+                                    attempts, created_at)
+    VALUES (${institutionId}, ${failing.id}, 'evt_streak', 'donor.created', 'failed', 4,
+            now() - interval '10 days')
+    RETURNING id`);
+  // Delivered 9 days ago, then failed 8 days ago, 6 days ago and an hour ago.
+  for (const [age, error] of [
+    ['9 days', null],
+    ['8 days', 'HTTP 500'],
+    ['6 days', 'HTTP 500'],
+    ['1 hour', 'HTTP 502'],
+  ] as const)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_delivery_attempts (institution_id, delivery_id, status_code,
+                                             duration_ms, error, started_at)
+      VALUES (${institutionId}, ${deliveryId}, ${error ? 500 : 200}, 3, ${error},
+              now() - ${age}::interval)`);
+
+  const { failing: rows } = json<{ failing: Record<string, unknown>[] }>(
+    await admin('webhooks', 'failing'),
+  );
+  expect(rows.find((row) => row.endpoint_id === failing.id)).toMatchObject({
+    consecutive_failures: 3,
+    last_error: 'HTTP 502',
+  });
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${failing.id}`);
+});

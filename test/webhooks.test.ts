@@ -201,6 +201,14 @@ describe('webhook endpoints', () => {
     ['https://10.1.2.3/', 'url'],
     ['https://[::1]/', 'url'],
     ['https://[::ffff:127.0.0.1]/', 'url'],
+    // IPv6 that carries or translates an IPv4 address, and the other special-purpose blocks.
+    ['https://[::169.254.169.254]/', 'url'],
+    ['https://[64:ff9b:1::a00:1]/', 'url'],
+    ['https://[64:ff9b::a9fe:a9fe]/', 'url'],
+    ['https://[::ffff:0:a9fe:a9fe]/', 'url'],
+    ['https://[2002:a9fe:a9fe::1]/', 'url'],
+    ['https://[2001::a9fe:a9fe]/', 'url'],
+    ['https://[2001:db8::1]/', 'url'],
     ['http://hooks.example.org/', 'url'],
     ['ftp://hooks.example.org/', 'url'],
     ['not a url', 'url'],
@@ -212,6 +220,20 @@ describe('webhook endpoints', () => {
       error: { code: 'validation_failed', errors: [{ param, code: 'invalid_value' }] },
     });
     expect(await endpointCount()).toBe(before);
+  });
+
+  test('an update to a url naming an IPv4-compatible metadata address is refused and changes nothing', async () => {
+    const endpoint = await createEndpoint({ url: receivers[0]!.url, enabled_events: ['*'] });
+    const path = `/api/v1/webhook-endpoints/${endpoint.body.id}`;
+    const answer = await service.call('PATCH', path, {
+      body: { url: 'https://[::169.254.169.254]/latest/meta-data' },
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({
+      error: { code: 'validation_failed', errors: [{ param: 'url', code: 'invalid_value' }] },
+    });
+    expect((await service.call<Endpoint>('GET', path)).body.url).toBe(receivers[0]!.url);
+    await service.call('DELETE', path);
   });
 
   test('refuses unknown event types and a missing url', async () => {
@@ -659,32 +681,155 @@ test('a retry is a write: dry run, Idempotency-Key, one event, one send; another
   await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
 });
 
-test('an endpoint whose deliveries all failed for 5 days is disabled; one delivering is not', async () => {
-  const failing = await createEndpoint({ url: 'https://localhost:1/a', enabled_events: ['*'] });
-  const healthy = await createEndpoint({ url: 'https://localhost:1/b', enabled_events: ['*'] });
-  const ids = [failing.body.id, healthy.body.id];
-  for (const id of ids)
-    await service.db.query(sql.unsafe`
+test('a retry asked for by hand that fails adds an attempt and keeps the schedule: a retry still due stays pending at its time, spent retries stay failed', async () => {
+  // Every send is refused (the name resolves to loopback), so the retries asked for fail.
+  const endpoint = await createEndpoint({
+    url: 'https://localhost:1/by-hand',
+    enabled_events: ['tag.*'],
+  });
+  const institutionId = service.tenant.institutionId;
+  const [scheduledEvent, spentEvent] = [await newDonor(), await newDonor()];
+  const eventOf = (donorId: number) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.string() }))`
+      SELECT id FROM events WHERE type = 'donor.created' AND object_id = ${donorId}`);
+  // Two deliveries as their automatic attempts left them: the next retry due in an hour, and
+  // every retry spent.
+  const insertDelivery = async (eventId: string, status: string, next: string | null) =>
+    service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
       INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
-                                      attempts, created_at, updated_at)
-      VALUES (${service.tenant.institutionId}, ${id}, ${`evt_old_${id}`}, 'donor.created',
-              'failed', 9, now() - interval '6 days', now() - interval '3 days')`);
-  await service.db.query(sql.unsafe`
+                                      attempts, last_error, next_attempt_at)
+      VALUES (${institutionId}, ${endpoint.body.id}, ${eventId}, 'donor.created', ${status}, 3,
+              'HTTP 500', ${next}::timestamptz)
+      RETURNING id`);
+  const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+  const scheduled = await insertDelivery(
+    await eventOf(scheduledEvent.body.id),
+    'pending',
+    inAnHour,
+  );
+  const spent = await insertDelivery(await eventOf(spentEvent.body.id), 'failed', null);
+  const path = `/api/v1/webhook-endpoints/${endpoint.body.id}/deliveries`;
+  interface Delivery {
+    id: number;
+    status: string;
+    attempts: number;
+    error: string | null;
+    next_attempt_at: string | null;
+  }
+  const delivery = async (id: number) => {
+    const list = await service.call<{ data: Delivery[] }>('GET', path);
+    return list.body.data.find((row) => row.id === id)!;
+  };
+  const scheduledAt = (await delivery(scheduled)).next_attempt_at;
+  expect(Date.parse(scheduledAt!)).toBe(Date.parse(inAnHour));
+
+  for (const [id, next] of [
+    [scheduled, scheduledAt],
+    [spent, null],
+  ] as const) {
+    const retried = await service.call<Delivery>('POST', `${path}/${id}/retry`, {
+      body: {},
+      headers: { 'Idempotency-Key': `by-hand-${id}` },
+    });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ id, status: 'pending', next_attempt_at: next });
+  }
+  await waitFor(
+    async () =>
+      (await delivery(scheduled)).attempts === 4 && (await delivery(spent)).attempts === 4,
+    10_000,
+    'the two sends asked for',
+  );
+  expect(await delivery(scheduled)).toMatchObject({
+    status: 'pending',
+    attempts: 4,
+    error: expect.stringMatching(/loopback/),
+    next_attempt_at: scheduledAt,
+  });
+  expect(await delivery(spent)).toMatchObject({
+    status: 'failed',
+    attempts: 4,
+    error: expect.stringMatching(/loopback/),
+    next_attempt_at: null,
+  });
+  for (const id of [scheduled, spent]) {
+    const attempts = await service.call<{ data: { error: string | null }[] }>(
+      'GET',
+      `${path}/${id}/attempts`,
+    );
+    expect(attempts.body.data).toEqual([
+      expect.objectContaining({ status_code: null, error: expect.stringMatching(/loopback/) }),
+    ]);
+  }
+  await service.call('DELETE', `/api/v1/webhook-endpoints/${endpoint.body.id}`);
+});
+
+/**
+ * An endpoint with a delivery whose attempts started these long ago, each failing (`x`) or
+ * delivering (`ok`): `['6 days', 'x']` is a failure 6 days back.
+ */
+async function endpointWithAttempts(name: string, attempts: readonly [string, 'x' | 'ok'][]) {
+  const endpoint = await createEndpoint({
+    url: `https://localhost:1/${name}`,
+    enabled_events: ['*'],
+  });
+  const institutionId = service.tenant.institutionId;
+  const deliveryId = await service.db.oneFirst(sql.type(z.object({ id: z.number() }))`
     INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type, status,
                                     attempts, created_at, updated_at)
-    VALUES (${service.tenant.institutionId}, ${healthy.body.id}, 'evt_recent', 'donor.created',
-            'delivered', 1, now() - interval '1 day', now() - interval '1 day')`);
-  expect(await disableFailingEndpoints(service.db)).toBe(1);
+    VALUES (${institutionId}, ${endpoint.body.id}, ${`evt_streak_${name}`}, 'donor.created',
+            'failed', ${attempts.length}, now() - interval '30 days', now())
+    RETURNING id`);
+  for (const [age, outcome] of attempts)
+    await service.db.query(sql.unsafe`
+      INSERT INTO webhook_delivery_attempts (institution_id, delivery_id, status_code,
+                                             duration_ms, error, started_at)
+      VALUES (${institutionId}, ${deliveryId}, ${outcome === 'ok' ? 200 : 500}, 3,
+              ${outcome === 'ok' ? null : 'HTTP 500'}, now() - ${age}::interval)`);
+  return endpoint.body.id;
+}
+
+test('an endpoint is disabled when every attempt failed for 5 days: consecutive failures spanning 5 days, not one old failure', async () => {
+  const failing = await endpointWithAttempts('failing', [
+    ['6 days', 'x'],
+    ['3 days', 'x'],
+    ['1 hour', 'x'],
+  ]);
+  // Delivered 7 days ago, then failing without a break for 5 days and 1 hour.
+  const failingSinceDelivered = await endpointWithAttempts('since', [
+    ['7 days', 'ok'],
+    ['5 days 2 hours', 'x'],
+    ['1 hour', 'x'],
+  ]);
+  // Quiet for 6 days after one failure: no 5 days of failures.
+  const quiet = await endpointWithAttempts('quiet', [['6 days', 'x']]);
+  // Failures 6 days ago and lately, a delivery between them: the streak is 2 days long.
+  const recovered = await endpointWithAttempts('recovered', [
+    ['6 days', 'x'],
+    ['3 days', 'ok'],
+    ['2 days', 'x'],
+    ['1 hour', 'x'],
+  ]);
+  // Failing for 4 days only.
+  const young = await endpointWithAttempts('young', [
+    ['4 days', 'x'],
+    ['1 hour', 'x'],
+  ]);
+  expect(await disableFailingEndpoints(service.db)).toBe(2);
   const status = async (id: number) =>
     (await service.call<Endpoint>('GET', `/api/v1/webhook-endpoints/${id}`)).body.status;
-  expect(await status(failing.body.id)).toBe('disabled');
-  expect(await status(healthy.body.id)).toBe('enabled');
-  await expectOneDisableEvent(failing.body.id);
-  expect(await disableEventsOf(healthy.body.id)).toEqual([]);
+  expect(await status(failing)).toBe('disabled');
+  expect(await status(failingSinceDelivered)).toBe('disabled');
+  for (const id of [quiet, recovered, young]) {
+    expect(await status(id)).toBe('enabled');
+    expect(await disableEventsOf(id)).toEqual([]);
+  }
+  await expectOneDisableEvent(failing);
   // Run again, it finds nothing more to disable and records nothing more.
   expect(await disableFailingEndpoints(service.db)).toBe(0);
-  await expectOneDisableEvent(failing.body.id);
-  for (const id of ids) await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
+  await expectOneDisableEvent(failing);
+  for (const id of [failing, failingSinceDelivered, quiet, recovered, young])
+    await service.call('DELETE', `/api/v1/webhook-endpoints/${id}`);
 });
 
 test('deliveries and attempts older than the events’ retention are pruned; newer ones and pending ones stay', async () => {

@@ -56,6 +56,12 @@ export interface AttemptOutcome {
  * Records attempts of deliveries of one institution, at most one per delivery, in one
  * statement: each delivery takes its attempt's outcome as its latest, and the attempt gets its
  * history row. A delivery that is gone (deleted with its endpoint) records nothing.
+ *
+ * A send asked for by hand (`delivery.manual`) adds an attempt and never removes the schedule:
+ * delivered, it settles the delivery; not, the delivery keeps the `next_attempt_at` its
+ * automatic retries left (a retry request does not change it) and is `pending` while one is
+ * due, `failed` when they were spent. Decided against the row as it is when the attempt is
+ * recorded, so an automatic attempt recorded meanwhile counts.
  */
 export async function recordAttempts(
   db: CommonQueryMethods,
@@ -67,6 +73,7 @@ export async function recordAttempts(
     throw new Error('recordAttempts takes the attempts of one institution');
   const rows = outcomes.map((outcome) => ({
     id: outcome.delivery.deliveryId,
+    manual: outcome.delivery.manual === true,
     status: outcome.status,
     status_code: outcome.attempt.statusCode,
     error: outcome.attempt.error,
@@ -77,13 +84,18 @@ export async function recordAttempts(
   await db.query(sql.unsafe`
     WITH o AS (
       SELECT * FROM jsonb_to_recordset(${sql.jsonb(rows)})
-        AS o (id bigint, status text, status_code integer, error text, duration_ms integer,
-              next_attempt_at timestamptz, started_at timestamptz)),
+        AS o (id bigint, manual boolean, status text, status_code integer, error text,
+              duration_ms integer, next_attempt_at timestamptz, started_at timestamptz)),
     updated AS (
       UPDATE webhook_deliveries d
-      SET status = o.status, attempts = d.attempts + 1, last_status_code = o.status_code,
-          last_error = o.error, last_duration_ms = o.duration_ms,
-          next_attempt_at = o.next_attempt_at, updated_at = now()
+      SET status = CASE WHEN NOT o.manual OR o.status = 'delivered' THEN o.status
+                        WHEN d.next_attempt_at IS NULL THEN 'failed'
+                        ELSE 'pending' END,
+          next_attempt_at = CASE WHEN NOT o.manual OR o.status = 'delivered'
+                                 THEN o.next_attempt_at
+                                 ELSE d.next_attempt_at END,
+          attempts = d.attempts + 1, last_status_code = o.status_code,
+          last_error = o.error, last_duration_ms = o.duration_ms, updated_at = now()
       FROM o
       WHERE d.institution_id = ${institutionId} AND d.id = o.id
       RETURNING d.id)

@@ -31,7 +31,7 @@ export const webhookDeliveryResponse = z.object({
   next_attempt_at: timestamp
     .nullable()
     .describe(
-      'When it is next sent (give or take a second; later while your institution has as many sends under way as it may); null once delivered or failed.',
+      'When its next scheduled retry is sent (give or take a second; later while your institution has as many sends under way as it may); null once delivered, or when no retry is scheduled (failed, or only a send asked for by `retry` left).',
     ),
   ...timestamps,
 });

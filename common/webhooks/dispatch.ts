@@ -5,6 +5,8 @@ import { z } from 'zod';
 export interface DeliveryRef {
   institutionId: number;
   deliveryId: number;
+  /** A send asked for by hand (a retry through the API, a replay): set on its job only. */
+  manual?: boolean;
 }
 
 const dispatched = z.object({

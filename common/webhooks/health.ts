@@ -54,21 +54,39 @@ export const disableGoneEndpoint = (
   disableEndpoints(db, sql.fragment`w.institution_id = ${institutionId} AND w.id = ${endpointId}`);
 
 /**
- * Disables the endpoints that have had deliveries for FAILING_DAYS and delivered none of them
- * in that time: every attempt since then failed. Returns how many.
+ * The endpoint `w`'s current streak of failures: its failed attempts since its last successful
+ * one (all of them, when it never had one), as `streak (failures, first_failed_at,
+ * last_failed_at, last_error)`; no failures, no row. The one definition of "consecutive
+ * failures", read by the disabling below and by the operator's `webhooks failing`.
+ */
+export const failureStreak = sql.fragment`
+  LATERAL (
+    SELECT count(*)::int AS failures, min(a.started_at) AS first_failed_at,
+           max(a.started_at) AS last_failed_at,
+           (array_agg(a.error ORDER BY a.started_at DESC, a.id DESC))[1] AS last_error
+    FROM webhook_deliveries d
+    JOIN webhook_delivery_attempts a ON a.institution_id = d.institution_id AND a.delivery_id = d.id
+    WHERE d.institution_id = w.institution_id AND d.endpoint_id = w.id
+      AND a.started_at > coalesce((
+        SELECT max(ok.started_at)
+        FROM webhook_deliveries od
+        JOIN webhook_delivery_attempts ok
+          ON ok.institution_id = od.institution_id AND ok.delivery_id = od.id
+        WHERE od.institution_id = w.institution_id AND od.endpoint_id = w.id
+          AND ok.error IS NULL), '-infinity')
+    HAVING count(*) > 0) streak`;
+
+/**
+ * Disables the endpoints whose every attempt failed for FAILING_DAYS: a streak of failures,
+ * none delivered in between, from its first to its latest at least that long. One old failure
+ * of an endpoint quiet since is no such streak. Returns how many.
  */
 export const disableFailingEndpoints = (db: CommonQueryMethods): Promise<number> =>
   disableEndpoints(
     db,
     sql.fragment`
       EXISTS (
-        SELECT 1 FROM webhook_deliveries d
-        WHERE d.institution_id = w.institution_id AND d.endpoint_id = w.id
-          AND d.status <> 'delivered'
-          AND d.created_at < now() - make_interval(days => ${FAILING_DAYS}))
-      AND NOT EXISTS (
-        SELECT 1 FROM webhook_deliveries d
-        WHERE d.institution_id = w.institution_id AND d.endpoint_id = w.id
-          AND d.status = 'delivered'
-          AND d.updated_at >= now() - make_interval(days => ${FAILING_DAYS}))`,
+        SELECT 1 FROM ${failureStreak}
+        WHERE streak.last_failed_at - streak.first_failed_at
+              >= make_interval(days => ${FAILING_DAYS}))`,
   );

@@ -4,7 +4,7 @@
  */
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { FAILING_DAYS } from './health.js';
+import { failureStreak } from './health.js';
 
 const failingRow = z.object({
   institution_id: z.number(),
@@ -20,35 +20,18 @@ export type FailingEndpoint = z.infer<typeof failingRow>;
 
 /**
  * Endpoints with a failed attempt in the last `hours`, most consecutive failures first:
- * consecutive counts the failed attempts since the endpoint's last delivery, looking back
- * FAILING_DAYS at most (or `hours`, if longer).
+ * consecutive counts the failed attempts since the endpoint's last delivery (failureStreak, the
+ * streak that disables an endpoint once it spans FAILING_DAYS).
  */
 export function failingEndpoints(pool: DatabasePool, hours: number, limit = 100) {
   return pool.any(sql.type(failingRow)`
-    WITH recent AS (
-      SELECT d.institution_id, d.endpoint_id, a.id, a.started_at, a.error
-      FROM webhook_delivery_attempts a
-      JOIN webhook_deliveries d ON d.institution_id = a.institution_id AND d.id = a.delivery_id
-      WHERE a.started_at > now() - greatest(make_interval(hours => ${hours}),
-                                            make_interval(days => ${FAILING_DAYS}))),
-    last_ok AS (
-      SELECT institution_id, endpoint_id, max(started_at) AS at FROM recent
-      WHERE error IS NULL GROUP BY institution_id, endpoint_id),
-    failed AS (
-      SELECT r.institution_id, r.endpoint_id, count(*)::int AS consecutive_failures,
-             max(r.started_at) AS last_failed_at,
-             (array_agg(r.error ORDER BY r.started_at DESC, r.id DESC))[1] AS last_error
-      FROM recent r LEFT JOIN last_ok l
-        ON l.institution_id = r.institution_id AND l.endpoint_id = r.endpoint_id
-      WHERE r.error IS NOT NULL AND (l.at IS NULL OR r.started_at > l.at)
-      GROUP BY r.institution_id, r.endpoint_id)
-    SELECT f.institution_id, i.name AS institution, f.endpoint_id, w.url, w.status,
-           f.consecutive_failures, f.last_error, f.last_failed_at
-    FROM failed f
-    JOIN webhook_endpoints w ON w.institution_id = f.institution_id AND w.id = f.endpoint_id
-    JOIN institutions i ON i.id = f.institution_id
-    WHERE f.last_failed_at > now() - make_interval(hours => ${hours})
-    ORDER BY f.consecutive_failures DESC, f.last_failed_at DESC
+    SELECT w.institution_id, i.name AS institution, w.id AS endpoint_id, w.url, w.status,
+           streak.failures AS consecutive_failures, streak.last_error, streak.last_failed_at
+    FROM webhook_endpoints w
+    JOIN institutions i ON i.id = w.institution_id
+    CROSS JOIN ${failureStreak}
+    WHERE streak.last_failed_at > now() - make_interval(hours => ${hours})
+    ORDER BY streak.failures DESC, streak.last_failed_at DESC
     LIMIT ${limit}`);
 }
 
@@ -87,9 +70,10 @@ export async function replayEvent(pool: DatabasePool, eventId: string, endpointI
     return tx.one(sql.type(replayed)`
       INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, event_type,
                                       next_attempt_at, retries_requested)
-      VALUES (${event.institution_id}, ${endpointId}, ${eventId}, ${event.type}, now(), 1)
+      -- Made here, it has no retries scheduled: a send that fails leaves it failed.
+      VALUES (${event.institution_id}, ${endpointId}, ${eventId}, ${event.type}, NULL, 1)
       ON CONFLICT (institution_id, endpoint_id, event_id) DO UPDATE
-        SET status = 'pending', next_attempt_at = now(), updated_at = now(),
+        SET status = 'pending', updated_at = now(),
             retries_requested = webhook_deliveries.retries_requested + 1
       RETURNING id, institution_id, endpoint_id, event_id, event_type, status`);
   });

@@ -47,17 +47,53 @@ export function isAllowedHost(url: URL): boolean {
   return policy.allowedHosts.has(host) || policy.allowedHosts.has(`${host}:${port}`);
 }
 
+/** IPv6 forms that carry an IPv4 address in their last 32 bits and reach that address. */
+const CARRYING_IPV4: readonly [ipaddr.IPv6, number][] = [
+  // IPv4-mapped (::ffff:a.b.c.d): a dual-stack socket connects to the IPv4 address itself.
+  ipaddr.parseCIDR('::ffff:0:0/96') as [ipaddr.IPv6, number],
+  // NAT64's well-known prefix (RFC 6052): a translator forwards to the IPv4 address.
+  ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number],
+];
+/** Global unicast (RFC 4291): the only IPv6 block allocated for the public internet. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
  * Only public unicast addresses: never loopback, private, link-local (which holds the cloud
- * metadata address 169.254.169.254), multicast, or any other reserved range. An IPv4 address
- * written inside IPv6 is judged as the IPv4 address it is.
+ * metadata address 169.254.169.254), multicast, or any other reserved range. An allow rule, not
+ * a deny list: IPv4 must be ipaddr.js's `unicast`; IPv6 must be `unicast` within 2000::/3, which
+ * leaves out every special-purpose block (IPv4-compatible ::a.b.c.d, NAT64's local-use
+ * 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32, documentation, ORCHID and the rest). The two
+ * IPv6 forms that reach an IPv4 address as such (IPv4-mapped, NAT64's 64:ff9b::/96) are judged
+ * as the IPv4 address they carry.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = parseAddress(address);
+  if (!parsed) return false;
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (CARRYING_IPV4.some((range) => v6.match(range))) {
+    const [high, low] = v6.parts.slice(6) as [number, number];
+    return isPublicAddress(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
+  }
+  return v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
+}
+
+/**
+ * An address as it is connected to. IPv6 goes through the WHATWG URL parser first: ipaddr.js
+ * reads the dotted form `::a.b.c.d` (IPv4-compatible, which resolvers print) as `::ffff:a.b.c.d`
+ * (IPv4-mapped), another address; a zone (`fe80::1%eth0`) is refused with it. IPv4 in its one
+ * dotted-decimal form only: `ipaddr.isValid` would take `0x7f.1` or `2130706433` as well.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) return ipaddr.IPv4.parse(address);
+  if (!address.includes(':')) return null;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  return ipaddr.IPv6.isValid(canonical) ? ipaddr.IPv6.parse(canonical) : null;
 }
 
 /** The url's host, when it is an IP address written literally (IPv6 without its brackets). */

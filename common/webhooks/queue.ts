@@ -54,8 +54,9 @@ export async function enqueueDeliveries(
 
 /**
  * One attempt now, asked for through the API: a job of its own, named after the request's
- * number, so that queueing the same request twice sends once (its scheduled retries, if any,
- * keep theirs and find it settled once it is delivered).
+ * number, so that queueing the same request twice sends once. It is marked `manual`: its
+ * outcome never ends the delivery's schedule (recordAttempts), whose retries keep their job and
+ * find the delivery settled once it is delivered.
  */
 export async function enqueueManualRetries(
   queue: DeliveryQueue,
@@ -65,7 +66,7 @@ export async function enqueueManualRetries(
   await queue.addBulk(
     retries.map(({ request, ...delivery }) => ({
       name: DELIVER_JOB,
-      data: delivery,
+      data: { ...delivery, manual: true },
       opts: { jobId: `${jobIdOf(delivery)}-retry-${request}`, attempts: 1, ...retention },
     })),
   );

@@ -1,6 +1,7 @@
+import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -28,16 +29,39 @@ export function signatures(
   return secrets.map((secret) => new Webhook(secret).sign(id, timestamp, body)).join(' ');
 }
 
+/** Every address a name resolves to, as `dns.lookup` with `all` answers them. */
+export type Resolve = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true });
+
+/**
+ * `work`, or the signal's reason once it aborts. A lookup cannot be cancelled (getaddrinfo runs
+ * on libuv's thread pool until the system resolver gives up), but the attempt need not wait for
+ * it: it fails at the delivery's timeout like a receiver that does not answer.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 /**
  * The address to connect to: the url's host resolved, refused unless every address it resolves
  * to is public (or the operator allowed the host). The connection then goes to the address
  * judged here, never to a second resolution, so a name that rebinds cannot slip through.
  */
-async function resolveTarget(url: URL): Promise<{ address: string; family: number }> {
+async function resolveTarget(
+  url: URL,
+  resolve: Resolve,
+  signal: AbortSignal,
+): Promise<LookupAddress> {
   const literal = literalAddress(url);
   const addresses = literal
     ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }]
-    : await lookup(url.hostname, { all: true });
+    : await untilAborted(resolve(url.hostname), signal);
   if (!isAllowedHost(url) && addresses.some((entry) => !isPublicAddress(entry.address)))
     throw new Error('the host resolves to a loopback, private, link-local or reserved address');
   const first = addresses[0];
@@ -45,11 +69,15 @@ async function resolveTarget(url: URL): Promise<{ address: string; family: numbe
   return first;
 }
 
-/** One POST of an event to an endpoint; never throws. Redirects are answers, not followed. */
+/**
+ * One POST of an event to an endpoint; never throws. Redirects are answers, not followed. The
+ * whole attempt, the name's resolution included, is bounded by the delivery's timeout.
+ */
 export async function sendWebhook(
   rawUrl: string,
   headers: Record<string, string>,
   body: string,
+  resolve: Resolve = systemResolve,
 ): Promise<Attempt> {
   const started = Date.now();
   const done = (statusCode: number | null, error: string | null): Attempt => ({
@@ -62,14 +90,24 @@ export async function sendWebhook(
   const url = new URL(rawUrl);
   const timeoutMs = deliveryTimeoutMs();
   const timeout = AbortSignal.timeout(timeoutMs);
+  // An agent of the attempt's own, not Node's global one: the global agent follows an
+  // environment proxy (NODE_USE_ENV_PROXY with HTTPS_PROXY/HTTP_PROXY), which would resolve the
+  // name again and connect past the address judged here; and it keeps connections alive, to
+  // addresses judged in earlier attempts.
+  let agent: HttpAgent | null = null;
   try {
-    const target = await resolveTarget(url);
+    const target = await resolveTarget(url, resolve, timeout);
     const pinned: LookupFunction = (_host, options, callback) => {
       if (options.all) callback(null, [target]);
       else callback(null, target.address, target.family);
     };
+    agent =
+      url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: false, lookup: pinned })
+        : new HttpAgent({ keepAlive: false, lookup: pinned });
     const options: RequestOptions = {
       method: 'POST',
+      agent,
       lookup: pinned,
       headers: {
         ...headers,
@@ -79,9 +117,6 @@ export async function sendWebhook(
       },
       signal: timeout,
     };
-    // Node's global agents keep connections alive, per host and port: a send may reuse one
-    // opened earlier, to an address judged public then. The name was judged again just above,
-    // so one that rebinds to a private address is refused before any request goes out.
     const statusCode = await new Promise<number>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       const outgoing = send(url, options, (response) => {
@@ -103,5 +138,7 @@ export async function sendWebhook(
         ? (error as { message: string }).message
         : String(error);
     return done(null, message.slice(0, 500));
+  } finally {
+    agent?.destroy();
   }
 }

@@ -66,7 +66,8 @@ export const webhookEndpoints: ResourceDescriptor = {
         operationId: 'retryWebhookDelivery',
         summary: 'Send a webhook delivery again now',
         description: [
-          'Sends the delivery once more, whatever its status: it becomes `pending`, due now, and the worker sends it as soon as this write has committed; its scheduled retries, if any, stand. Answers the delivery as it then is. The body is `{}`.',
+          'Sends the delivery once more, whatever its status: it becomes `pending`, and the worker sends it as soon as this write has committed. Answers the delivery as it then is. The body is `{}`.',
+          'The send adds an attempt and never removes the schedule: `next_attempt_at` stays the time of the next scheduled retry (null when they are spent). If the send is not a delivery, a delivery with a retry still scheduled stays `pending` until it, and one whose retries were spent is `failed` again.',
           'It is a write like any other: its event is `webhook_delivery.retried`, carrying the delivery; a dry run sends nothing, and a request replayed under its `Idempotency-Key` answers the same and sends nothing more. Two requests with different keys send twice.',
           'An endpoint or delivery of another institution is as absent as a missing one (404).',
         ].join('\n\n'),
@@ -78,7 +79,7 @@ export const webhookEndpoints: ResourceDescriptor = {
     tag: 'Webhook endpoints',
     component: 'WebhookEndpoint',
     notes: {
-      url: 'An `https` URL. Hosts the operator lists in `WEBHOOK_ALLOWED_HOSTS` may use `http` and any address; no other URL may name a loopback, private, link-local, multicast or metadata address (422 `invalid_value`). Names are resolved and checked again at every delivery.',
+      url: 'An `https` URL. Hosts the operator lists in `WEBHOOK_ALLOWED_HOSTS` may use `http` and any address; no other URL may name an address that is not public unicast (422 `invalid_value`): loopback, private, shared, link-local (cloud metadata), multicast and every other reserved IPv4 range; IPv6 outside 2000::/3 or in one of its special-purpose blocks, among them IPv4-compatible `::a.b.c.d`, NAT64 local-use `64:ff9b:1::/48`, 6to4 `2002::/16`, Teredo `2001::/32` and documentation `2001:db8::/32`. IPv4-mapped `::ffff:a.b.c.d` and NAT64 `64:ff9b::/96` are judged as the IPv4 address they carry. Names are resolved and their addresses checked by the same rule at every delivery.',
       enabled_events:
         'Event types (`gift.created`), every type of one object (`gift.*`), or `*` for all; each must be a type the Events tag lists (422 `invalid_value`).',
       status: '`enabled` (default) or `disabled`. A disabled endpoint receives nothing.',
@@ -86,7 +87,7 @@ export const webhookEndpoints: ResourceDescriptor = {
     rules: [
       'Where committed writes are sent as signed webhooks (Standard Webhooks, standardwebhooks.com). Each event whose type matches `enabled_events` is POSTed to `url` as `GET /events/{id}` answers it, with the headers `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed by the secret’s decoded bytes).',
       '`secret` is answered by the create and by `POST /webhook-endpoints/{id}/rotate-secret` only; no GET shows it.',
-      'A 2xx answer within 10 seconds is a delivery. Anything else (a timeout, a refused connection, a redirect, which is not followed, a 4xx or 5xx) is retried with exponential backoff and jitter for about 3 days (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h). A 410 Gone answer disables the endpoint, and so do 5 days in which its deliveries all failed. Delivery is at least once and in no guaranteed order: the event’s `created_at` orders them.',
+      'A 2xx answer within 10 seconds is a delivery. Anything else (a timeout, a refused connection, a redirect, which is not followed, a 4xx or 5xx) is retried with exponential backoff and jitter for about 3 days (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h). A 410 Gone answer disables the endpoint, and so do 5 days in which its attempts all failed: failures without a delivery between them, the first at least 5 days before the latest (one failure followed by quiet days is not that). Delivery is at least once and in no guaranteed order: the event’s `created_at` orders them.',
     ].join('\n\n'),
     deleteNote: 'Deliveries not yet made to it are dropped.',
     filterNotes: { status: '`enabled` or `disabled`.' },

@@ -6,8 +6,9 @@ import { deliveryColumns, deliveryRow, presentDelivery } from '../../webhooks/de
 import { webhookEndpointIdentity } from './schema.js';
 
 /**
- * POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry: the delivery becomes pending and
- * due now, and one more send of it is requested. The send is queued by the worker's webhook
+ * POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry: the delivery becomes pending, and
+ * one more send of it is requested. Its `next_attempt_at` stays its schedule's (null when the
+ * schedule is spent): a send that fails goes back to it (recordAttempts). The send is queued by the worker's webhook
  * side once this write has committed (it counts `retries_requested`), so a dry run or a replay
  * sends nothing and a committed retry sends exactly once.
  */
@@ -29,11 +30,10 @@ export const retryWebhookDelivery: Command = {
     const validation = validateBody({}, request.body);
     if (validation.errors.length) throw errors.validationFailed(validation.errors);
     const row = ctx.dryRun
-      ? { ...existing, status: 'pending' as const, next_attempt_at: ctx.now, updated_at: ctx.now }
+      ? { ...existing, status: 'pending' as const, updated_at: ctx.now }
       : await ctx.db.one(sql.type(deliveryRow)`
           UPDATE webhook_deliveries
-          SET status = 'pending', next_attempt_at = now(), updated_at = now(),
-              retries_requested = retries_requested + 1
+          SET status = 'pending', updated_at = now(), retries_requested = retries_requested + 1
           WHERE institution_id = ${ctx.institution.id} AND id = ${existing.id}
           RETURNING ${deliveryColumns}`);
     return { status: 200, body: presentDelivery(row) };

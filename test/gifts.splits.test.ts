@@ -204,6 +204,73 @@ describe('soft credits and giving', () => {
     expect(credited.body.data.map((item) => item.id)).toEqual([gift.id]);
   });
 
+  test('a soft credit counts in proportion to its gift’s net amount: refunded in full 0, 40 of 100 refunded 60, voided 0', async () => {
+    const donor = await createDonor('net-giver@example.org');
+    const spouse = await createDonor('net-spouse@example.org');
+    const credited = (amount: number) =>
+      postGift(
+        giftBody({
+          donor_id: donor.id,
+          amount,
+          soft_credits: [{ donor_id: spouse.id, amount, reason: 'household' }],
+        }),
+      );
+    const refund = async (giftId: number, amount: number) =>
+      expect(
+        (
+          await service.call('POST', `/api/v1/gifts/${giftId}/refunds`, {
+            body: { amount, refund_date: '2026-04-01' },
+          })
+        ).status,
+      ).toBe(201);
+    const spouseGiving = async () => {
+      const { soft_credit_total, soft_credit_count } = await giving(spouse.id);
+      return { soft_credit_total, soft_credit_count };
+    };
+
+    const whole = await credited(100);
+    await refund(whole.id, 100);
+    expect(await spouseGiving()).toEqual({ soft_credit_total: 0, soft_credit_count: 1 });
+
+    const part = await credited(100);
+    await refund(part.id, 40);
+    expect(await spouseGiving()).toEqual({ soft_credit_total: 60, soft_credit_count: 2 });
+
+    const voided = await credited(100);
+    expect(await spouseGiving()).toEqual({ soft_credit_total: 160, soft_credit_count: 3 });
+    const voiding = await service.call('POST', `/api/v1/gifts/${voided.id}/void`, {
+      body: { reason: 'Entered twice' },
+    });
+    expect(voiding.status).toBe(200);
+    expect(await spouseGiving()).toEqual({ soft_credit_total: 60, soft_credit_count: 2 });
+    // The donor's own hard credit moves by the same refunds and void.
+    expect(await giving(donor.id)).toMatchObject({ total_amount: 60, gift_count: 2 });
+  });
+
+  test('a partly refunded gift’s soft credits each count their share, rounded down to the cent', async () => {
+    const donor = await createDonor('share-giver@example.org');
+    const spouse = await createDonor('share-spouse@example.org');
+    const solicitor = await createDonor('share-solicitor@example.org');
+    const gift = await postGift(
+      giftBody({
+        donor_id: donor.id,
+        amount: 30,
+        soft_credits: [
+          { donor_id: spouse.id, amount: 30, reason: 'household' },
+          { donor_id: solicitor.id, amount: 10, reason: 'solicitor' },
+        ],
+      }),
+    );
+    const refunded = await service.call('POST', `/api/v1/gifts/${gift.id}/refunds`, {
+      body: { amount: 10.01, refund_date: '2026-04-01' },
+    });
+    expect(refunded.status).toBe(201);
+    // Net 19.99 of 30: the credit of the whole gift counts exactly the net; 10 × 19.99 / 30 is
+    // 6.663…, counted 6.66.
+    expect(await giving(spouse.id)).toMatchObject({ soft_credit_total: 19.99 });
+    expect(await giving(solicitor.id)).toMatchObject({ soft_credit_total: 6.66 });
+  });
+
   test('a soft-credited donor cannot be deleted while the credit stands', async () => {
     const spouse = await createDonor('kept-spouse@example.org');
     await postGift(

@@ -3,6 +3,8 @@ import { sql } from 'slonik';
 import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
+import { holdReceiptKey } from './helpers/rowLock.js';
+import { waitFor } from './helpers/wait.js';
 
 interface Tag {
   id: number;
@@ -15,6 +17,7 @@ interface Tag {
 
 interface Donor {
   id: number;
+  email: string;
   tag_ids: number[];
   updated_at: string;
 }
@@ -52,6 +55,18 @@ const tagRows = async () =>
   service.db.any(sql.unsafe`SELECT id, name, color FROM tags ORDER BY id`);
 const donorTags = async () =>
   service.db.any(sql.unsafe`SELECT id, tag_ids FROM donors ORDER BY id`);
+/** Donors (of those with these emails, or any) whose tag_ids name a tag that does not exist. */
+const danglingDonors = (emails?: string[]) =>
+  service.db.anyFirst(sql.unsafe`
+    SELECT d.id FROM donors d
+    WHERE d.tag_ids <> '{}'
+      AND NOT (d.tag_ids <@ ARRAY(SELECT id FROM tags t WHERE t.institution_id = d.institution_id))
+      ${emails ? sql.fragment`AND d.email = ANY(${sql.array(emails, 'text')})` : sql.fragment``}`);
+/** Statements of this file's database waiting for a lock. */
+const lockWaits = () =>
+  service.db.oneFirst(sql.unsafe`
+    SELECT count(*)::int FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock'`);
 
 beforeAll(async () => {
   service = await startTestService();
@@ -360,12 +375,115 @@ describe('donors’ tag_ids', () => {
       expect(remove.status).toBe(200);
       expect([200, 422]).toContain(keep.status);
       expect([200, 422]).toContain(add.status);
-      const dangling = await service.db.anyFirst(sql.unsafe`
-        SELECT d.id FROM donors d
-        WHERE d.tag_ids <> '{}' AND NOT (d.tag_ids <@ ARRAY(SELECT id FROM tags t WHERE t.institution_id = d.institution_id))`);
-      expect(dangling).toEqual([]);
+      expect(await danglingDonors()).toEqual([]);
     }
   });
+
+  // The test above fires the writes at once and cannot say which order they ran in; here each
+  // order is forced: the first write is held just before its commit (its checks and changes
+  // done, its locks held) while the second is sent, and must wait for it rather than act on
+  // what the first has not committed.
+  type Write = 'create' | 'add' | 'keep' | 'delete';
+  const orders: [
+    string,
+    Write,
+    Write,
+    { first: number; second: number; tags: 'none' | 'extra' },
+  ][] = [
+    [
+      'a PATCH adding the tag, then its DELETE',
+      'add',
+      'delete',
+      { first: 200, second: 200, tags: 'extra' },
+    ],
+    [
+      'its DELETE, then a PATCH adding the tag',
+      'delete',
+      'add',
+      { first: 200, second: 422, tags: 'none' },
+    ],
+    [
+      'a PATCH keeping the tag, then its DELETE',
+      'keep',
+      'delete',
+      { first: 200, second: 200, tags: 'extra' },
+    ],
+    [
+      'its DELETE, then a PATCH keeping the tag',
+      'delete',
+      'keep',
+      { first: 200, second: 422, tags: 'none' },
+    ],
+    [
+      'a donor created with the tag, then its DELETE',
+      'create',
+      'delete',
+      { first: 201, second: 200, tags: 'none' },
+    ],
+    [
+      'its DELETE, then a donor created with the tag',
+      'delete',
+      'create',
+      { first: 200, second: 422, tags: 'none' },
+    ],
+  ];
+  test.each(orders)(
+    'a tag DELETE racing a donor write, forced in each order: %s; no donor is left pointing at the tag',
+    async (_order, firstWrite, secondWrite, expected) => {
+      const [tag, extra] = [await createTag(), await createTag()];
+      const holder = await createDonor(
+        firstWrite === 'keep' || secondWrite === 'keep' ? [tag.id] : [],
+      );
+      const email = `raced${++tagCounter}@example.org`;
+      const send = (write: Write, headers: Record<string, string>) => {
+        if (write === 'delete')
+          return service.call('DELETE', `/api/v1/tags/${tag.id}`, { headers });
+        if (write === 'create')
+          return service.call<Donor>('POST', '/api/v1/donors', {
+            headers,
+            body: { role: 'Individual', first_name: 'A', last_name: 'B', email, tag_ids: [tag.id] },
+          });
+        return service.call<Donor>('PATCH', `/api/v1/donors/${holder.id}`, {
+          headers,
+          body: { tag_ids: [tag.id, extra.id] },
+        });
+      };
+      const key = `raced-${tagCounter}`;
+      const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+      const first = send(firstWrite, { 'Idempotency-Key': key });
+      await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first write held');
+      const second = send(secondWrite, {});
+      // The second write waits on the first's locks: answered now, it did not.
+      const early = await Promise.race([
+        second.then(() => 'answered' as const),
+        waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second write waiting'),
+      ]);
+      await hold.release();
+      const [one, two] = await Promise.all([first, second]);
+      const written = secondWrite === 'create' ? two : firstWrite === 'create' ? one : null;
+      const donorId = written?.status === 201 ? (written.body as Donor).id : holder.id;
+      const tagIds = await service.db.oneFirst(
+        sql.unsafe`SELECT to_jsonb(tag_ids) FROM donors WHERE id = ${donorId}`,
+      );
+      expect({ early, first: one.status, second: two.status, tag_ids: tagIds }).toEqual({
+        early: undefined,
+        first: expected.first,
+        second: expected.second,
+        tag_ids: expected.tags === 'extra' ? [extra.id] : [],
+      });
+      if (expected.second === 422)
+        expect(two.body).toMatchObject({
+          error: {
+            code: 'validation_failed',
+            errors: [{ param: 'tag_ids.0', code: 'reference_not_found' }],
+          },
+        });
+      expect(
+        await service.db.maybeOne(sql.unsafe`SELECT id FROM tags WHERE id = ${tag.id}`),
+      ).toBeNull();
+      expect(await danglingDonors([holder.email, email])).toEqual([]);
+    },
+  );
 
   test('a PATCH of a missing donor is 404 before its tags are judged', async () => {
     await expectSameErrorThreeWays(

@@ -6,8 +6,10 @@ import { startTestService, type Tenant, type TestService } from './helpers/harne
  * giving.md §7, over any sequence of money operations: after every step, the sum of fund
  * `gifts_received` plus undesignated net gift amounts equals the sum of donor
  * `giving.total_amount`, equals the sum of non-voided gifts' net amounts (all read through the
- * API); every gift's figures are what a model of the operations predicts; each operation
- * succeeds exactly when the model says it may; and receipt numbers are exactly 1..N.
+ * API); every gift's figures are what a model of the operations predicts; each donor's
+ * `soft_credit_total` is what a plain recomputation from the model's gifts gives (each credit
+ * amount × net / amount, rounded down to the cent; a voided gift's credits not at all); each
+ * operation succeeds exactly when the model says it may; and receipt numbers are exactly 1..N.
  */
 
 let service: TestService;
@@ -24,7 +26,15 @@ const FUNDS = 3;
 const DONORS = 3;
 
 type Op =
-  | { kind: 'gift'; donor: number; cents: number; funds: number[]; cuts: number[]; soft: boolean }
+  | {
+      kind: 'gift';
+      donor: number;
+      cents: number;
+      funds: number[];
+      cuts: number[];
+      /** Soft credits to the next donors, each this share of the gift's amount. */
+      soft: number[];
+    }
   | { kind: 'refund'; gift: number; share: number; tooMuch: boolean }
   | { kind: 'void'; gift: number }
   | { kind: 'receipt'; gift: number }
@@ -42,7 +52,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
         minLength: FUNDS,
         maxLength: FUNDS,
       }),
-      soft: fc.boolean(),
+      soft: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: DONORS - 1 }),
     }),
   },
   {
@@ -70,6 +80,8 @@ interface ModelGift {
   parts: Map<number, [number, number]>;
   refunded: number;
   voided: boolean;
+  /** donor index → soft-credited cents */
+  soft: Map<number, number>;
 }
 
 interface ModelReceipt {
@@ -80,6 +92,16 @@ interface ModelReceipt {
 
 const money = (cents: number) => cents / 100;
 const net = (gift: ModelGift) => (gift.voided ? 0 : gift.cents - gift.refunded);
+
+/** What the soft credits of the model's gifts give each donor: the plain recomputation. */
+function softCredits(gifts: readonly ModelGift[], donor: number) {
+  const credited = gifts.filter((gift) => !gift.voided && gift.soft.has(donor));
+  const total = credited.reduce(
+    (sum, gift) => sum + (BigInt(gift.soft.get(donor)!) * BigInt(net(gift))) / BigInt(gift.cents),
+    0n,
+  );
+  return { total: Number(total), count: credited.length };
+}
 
 /** Splits `cents` over `count` parts of at least 1 cent each, at the given cut points. */
 function split(cents: number, count: number, cuts: number[]): number[] {
@@ -151,24 +173,23 @@ class World {
       fund_id: this.funds[fund]!,
       amount: money(amounts[index]!),
     }));
-    const softDonor = (operation.donor + 1) % DONORS;
+    const soft = new Map(
+      operation.soft.map((share, index) => [
+        (operation.donor + 1 + index) % DONORS,
+        Math.max(1, Math.floor(share * operation.cents)),
+      ]),
+    );
     const response = await this.call<{ id: number }>('POST', '/gifts', {
       donor_id: this.donors[operation.donor],
       amount: money(operation.cents),
       subject: 'Property gift',
       gift_date: '2026-01-15',
       designations,
-      ...(operation.soft
-        ? {
-            soft_credits: [
-              {
-                donor_id: this.donors[softDonor],
-                amount: money(operation.cents),
-                reason: 'household',
-              },
-            ],
-          }
-        : {}),
+      soft_credits: [...soft].map(([donor, cents]) => ({
+        donor_id: this.donors[donor],
+        amount: money(cents),
+        reason: 'household',
+      })),
     });
     expect(response.status).toBe(201);
     this.gifts.push({
@@ -178,6 +199,7 @@ class World {
       parts: new Map(operation.funds.map((fund, index) => [fund, [amounts[index]!, 0]])),
       refunded: 0,
       voided: false,
+      soft,
     });
   }
 
@@ -293,9 +315,16 @@ class World {
       funds += cents(fund.body.totals.gifts_received);
     }
     let donors = 0;
-    for (const id of this.donors) {
-      const donor = await this.call<{ giving: { total_amount: number } }>('GET', `/donors/${id}`);
+    for (const [index, id] of this.donors.entries()) {
+      const donor = await this.call<{
+        giving: { total_amount: number; soft_credit_total: number; soft_credit_count: number };
+      }>('GET', `/donors/${id}`);
       donors += cents(donor.body.giving.total_amount);
+      const { soft_credit_total: total, soft_credit_count: count } = donor.body.giving;
+      expect({ donor: index, total: cents(total), count }).toEqual({
+        donor: index,
+        ...softCredits(this.gifts, index),
+      });
     }
     const modelNet = this.gifts.reduce((sum, gift) => sum + net(gift), 0);
     expect({ funds: funds + undesignated, donors, gifts: netOfGifts }).toEqual({
@@ -314,7 +343,7 @@ class World {
   }
 }
 
-test('totals agree and receipt numbers are 1..N after every step of any sequence of money operations', async () => {
+test('totals agree, soft credits count by their gifts’ net amounts, and receipt numbers are 1..N after every step of any sequence of money operations', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (operations) => {
       const world = new World(await service.createTenant());

@@ -40,3 +40,47 @@ export async function holdRow(
     },
   };
 }
+
+/**
+ * Holds an uncommitted receipt under the Idempotency-Key `key` in a transaction of the test's
+ * own: a write sent with that key runs all its checks and changes, then waits to store its
+ * receipt, its locks held and nothing committed, until `release` rolls the hold back (the write
+ * then commits as usual). Pauses a write at the last moment before its commit.
+ */
+export async function holdReceiptKey(
+  db: DatabasePool,
+  institutionId: number,
+  key: string,
+): Promise<{ release: () => Promise<void> }> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let inserted = () => {};
+  const isInserted = new Promise<void>((resolve) => {
+    inserted = resolve;
+  });
+  const done = db
+    .transaction(async (tx) => {
+      await tx.query(sql.unsafe`
+        INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
+                                    response_body, expires_at)
+        VALUES (${institutionId}, 'client', ${key}, 'held by a test', 200, '{}',
+                now() + interval '1 hour')`);
+      inserted();
+      await held;
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  await Promise.race([isInserted, done]);
+  return {
+    release: async () => {
+      release();
+      await done;
+    },
+  };
+}
+
+class RolledBack extends Error {}

@@ -2,9 +2,21 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { givingRow, type GivingRow } from './schema.js';
 
 /**
+ * What one soft credit (`credit`, an element of `g.soft_credits`) counts: its amount in
+ * proportion to its gift's net amount, amount × net / gift amount, rounded down to the cent. A
+ * gift refunded in full counts 0, a credit of the whole gift counts exactly the gift's net, and
+ * no credit counts more than its exact share: rounding never makes a cent. (A voided gift's
+ * credits do not count at all: the callers take posted gifts only.) Exact in numeric: div()
+ * truncates the quotient in whole cents, which × 0.01 gives back with two decimals.
+ */
+const countedSoftCredit = sql.fragment`
+  div((credit ->> 'amount')::numeric * (g.amount - g.amount_refunded) * 100, g.amount) * 0.01`;
+
+/**
  * The donor's giving (giving.md §2–3): hard credit from its gifts that are not voided, net of
- * refunds; soft credit from the soft credits other donors' gifts (not voided) give it; what its
- * open pledges still owe (giving.md §5).
+ * refunds; soft credit from the soft credits other donors' gifts (not voided) give it, each in
+ * proportion to its gift's net amount (countedSoftCredit); what its open pledges still owe
+ * (giving.md §5).
  */
 export function findGiving(
   db: CommonQueryMethods,
@@ -20,7 +32,7 @@ export function findGiving(
           FROM gifts
           WHERE institution_id = ${institutionId} AND donor_id = ${donorId}
             AND status = 'posted') hard,
-         (SELECT coalesce(sum((credit ->> 'amount')::numeric), 0)::text AS soft_credit_total,
+         (SELECT coalesce(sum(${countedSoftCredit}), 0)::text AS soft_credit_total,
                  count(*)::int AS soft_credit_count
           FROM gifts g, jsonb_array_elements(g.soft_credits) AS credit
           WHERE g.institution_id = ${institutionId}

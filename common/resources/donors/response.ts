@@ -25,9 +25,15 @@ const givingResponse = z
     first_gift_date: calendarDay.nullable(),
     last_gift_date: calendarDay.nullable(),
     soft_credit_total: moneyAmount.describe(
-      'The sum of the soft credits other donors’ gifts (not voided) give this donor. Never part of total_amount or of fund totals.',
+      'The sum of the soft credits other donors’ gifts (not voided) give this donor, each counted in proportion to its gift’s net amount: the credit’s `amount` × the gift’s `net_amount` / its `amount`, rounded down to the cent. A credit of a gift refunded in full counts 0, one of a gift refunded 40 of 100 counts 60% of its amount, and a credit of the whole gift counts exactly the gift’s net amount. Never part of total_amount or of fund totals.',
     ),
-    soft_credit_count: z.number().int().min(0).describe('How many such soft credits.'),
+    soft_credit_count: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'How many such soft credits, a credit of a gift refunded in full included (as `gift_count` counts such a gift).',
+      ),
     pledged_outstanding: moneyAmount.describe(
       'The sum of the balances of the donor’s open pledges: promised, not yet paid.',
     ),

@@ -43,7 +43,7 @@ export const voidGiftAction: ActionDescriptor = {
     component: 'GiftVoid',
     summary: 'Void a gift',
     description: [
-      'Marks a gift entered in error: `status` becomes `voided`, `net_amount` 0, and `void_reason` and `voided_at` are set. The gift stays visible (money history is append-only) but leaves every total: fund `totals.gifts_received`, donor `giving` and the reports count only posted gifts.',
+      'Marks a gift entered in error: `status` becomes `voided`, `net_amount` 0, and `void_reason` and `voided_at` are set. The gift stays visible (money history is append-only) but leaves every total: fund `totals.gifts_received`, donor `giving` (its soft credits included) and the reports count only posted gifts.',
       'A voided gift cannot be refunded or receipted (422 `invalid_value` at `gift_id`) nor matched (422 `invalid_value` at `matches_gift_id`); its money fields cannot change and it cannot be deleted (409 `gift_locked`). Its issued receipt, if any, is voided in the same transaction. A void is final: a second void is 409 `invalid_state_transition`.',
       'Answers the gift as `GET /gifts/{id}` does.',
     ].join('\n\n'),

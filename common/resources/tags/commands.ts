@@ -38,6 +38,10 @@ export const updateTagCommand = updateCommand(tagsResource);
 export const deleteTagCommand: Command = {
   name: `${tagIdentity.name}.delete`,
   async execute(ctx, request) {
+    // The tag is locked (FOR UPDATE) before any donor is stripped of it: a donor write that
+    // checked the tag holds it FOR KEY SHARE, so it commits first and the strip then sees its
+    // donor; one that checks it later finds it gone. A donor keeping the tag it has is guarded by
+    // its own row, which the strip must lock too.
     const existing = await findTarget(ctx, request, tagsResource);
     if (!ctx.dryRun) await deleteTag(ctx.db, ctx.institution.id, existing.id);
     return deleted(tagIdentity.object, existing.id);

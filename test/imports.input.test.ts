@@ -115,6 +115,48 @@ describe('bad input stores nothing', () => {
     expect(body.error.message).toContain(words);
   });
 
+  test('JSON rows naming more than 200 distinct keys between them are 422, as a CSV that wide', async () => {
+    // 11 rows of 20 keys each, none shared: 220 columns, each row narrow by itself.
+    const rows = Array.from({ length: 11 }, (_, row) =>
+      Object.fromEntries(Array.from({ length: 20 }, (_, key) => [`k${row}_${key}`, 'x'])),
+    );
+    const answer = await upload(service, 'resource=donors', { rows });
+    const body = answer.body as unknown as Refusal;
+    expect([answer.status, body.error.code, body.error.param]).toEqual([
+      422,
+      'validation_failed',
+      'file',
+    ]);
+    expect(body.error.message).toContain('at most 200 columns');
+    expect(body.error.message).toContain('row 12');
+  });
+
+  test('an expected_amount wider than an import keeps is 400, before anything is stored', async () => {
+    const csv = `donor_email,amount,gift_date,subject\nx@example.org,10.00,2026-01-01,A\n`;
+    for (const amount of ['100000000000000.00', '1'.padEnd(30, '0')]) {
+      const answer = await upload(service, `resource=gifts&expected_amount=${amount}`, csv);
+      const body = answer.body as unknown as Refusal;
+      expect([answer.status, body.error.code, body.error.param]).toEqual([
+        400,
+        'invalid_parameter',
+        'expected_amount',
+      ]);
+      expect(body.error.message).toContain('at most 99999999999999.99');
+    }
+  });
+
+  test('gift amounts that add up to more than an import keeps are 422, not a failure of ours', async () => {
+    const csv = `donor_email,amount,gift_date,subject\nx@example.org,99999999999999999999,2026-01-01,A\n`;
+    const answer = await upload(service, 'resource=gifts', csv);
+    const body = answer.body as unknown as Refusal;
+    expect([answer.status, body.error.code, body.error.param]).toEqual([
+      422,
+      'validation_failed',
+      'file',
+    ]);
+    expect(body.error.message).toContain('99999999999999.99');
+  });
+
   test('an empty file is no body: 400 invalid_json, as every write without one', async () => {
     const answer = await upload(service, 'resource=donors', '');
     const body = answer.body as unknown as Refusal;

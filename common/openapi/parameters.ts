@@ -41,7 +41,7 @@ export const sharedParameters: Record<string, JsonSchema> = {
     name: 'limit',
     in: 'query',
     required: false,
-    description: `Page size, default ${DEFAULT_LIMIT}. An integer outside 1 to ${MAX_LIMIT} is coerced into that range (not an error); anything else is 400 \`invalid_parameter\`. Not pinned: it may change from page to page.`,
+    description: `Page size, default ${DEFAULT_LIMIT}. An integer outside 1 to ${MAX_LIMIT}, however many digits it has, is coerced into that range (not an error); anything else is 400 \`invalid_parameter\`. Not pinned: it may change from page to page.`,
     schema: { type: 'integer', default: DEFAULT_LIMIT },
   },
   StartingAfter: {

@@ -2,6 +2,7 @@
 // control totals, all_or_nothing, cancel and the CSV downloads (integration.md §3).
 import { readFile } from 'node:fs/promises';
 import { sql } from 'slonik';
+import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { waitFor } from './helpers/wait.js';
@@ -446,4 +447,80 @@ test('rows_processed advances while an import runs: the chunks written show whil
   }
   const done = await settled(service, id!);
   expect(done).toMatchObject({ status: 'completed', rows_processed: 9, rows_succeeded: 9 });
+});
+
+test('an import whose API key is revoked mid-way fails, and no chunk commits after the revocation', async () => {
+  const key = await insertApiKey(service.db, service.tenant.institutionId);
+  const donor = async (email: string) =>
+    (
+      await service.call<{ id: number }>('POST', '/api/v1/donors', {
+        body: { role: 'Individual', first_name: 'R', last_name: 'K', email },
+      })
+    ).body.id;
+  const free = await donor('revoked-free@example.org');
+  const held = await donor('revoked-held@example.org');
+  const fund = await service.call('POST', '/api/v1/funds', {
+    body: { name: 'Revoked', code: 'RVK', restriction: 'unrestricted' },
+  });
+  expect(fund.status).toBe(201);
+  // Chunks of 3 rows: the free donor's, the held donor's (it waits for the row), the free one's.
+  const rowsOf = (donorId: number, from: number) =>
+    Array.from(
+      { length: 3 },
+      (_, index) => `${donorId},10,2026-06-01,RVK:10,revoked ${from + index}`,
+    );
+  const csv = [
+    'donor_id,amount,gift_date,designations,subject',
+    ...rowsOf(free, 0),
+    ...rowsOf(held, 3),
+    ...rowsOf(free, 6),
+  ].join('\n');
+  const written = async () =>
+    Number(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM gifts WHERE subject LIKE 'revoked %'`),
+    );
+  const lock = await holdDonorRow(service.db, held);
+  let id: number | undefined;
+  let atRevocation: number;
+  try {
+    const answer = await upload(service, 'resource=gifts', csv, { key: key.key });
+    expect(answer.status).toBe(202);
+    id = answer.body.id;
+    // Both free chunks written; the held one is in flight, its rows judged and waiting.
+    await waitFor(
+      async () => {
+        const now = await service.call<ImportBody>('GET', `/api/v1/imports/${id}`);
+        return now.body.status === 'importing' && now.body.rows_processed === 6;
+      },
+      20_000,
+      'the free chunks written while the held one waits',
+    );
+    await revokeApiKey(service.db, key.id);
+    atRevocation = await written();
+    expect(atRevocation).toBe(6);
+  } finally {
+    await lock.release();
+  }
+  const done = await settled(service, id!);
+  expect(done).toMatchObject({
+    status: 'failed',
+    rows_total: 9,
+    rows_processed: 6,
+    rows_succeeded: 6,
+    failure: {
+      code: 'api_key_revoked',
+      message: expect.stringContaining(`API key that created this import (${key.id}) was revoked`),
+    },
+  });
+  expect(done.completed_at).not.toBeNull();
+  expect(await written()).toBe(atRevocation);
+  // Each written row's event; the import's own: its create, and no import.completed.
+  const giftEvents = await service.db.oneFirst(sql.unsafe`
+    SELECT count(*)::int FROM events
+    WHERE type = 'gift.created' AND data->>'subject' LIKE 'revoked %'`);
+  expect(giftEvents).toBe(6);
+  const importEvents = await service.db.anyFirst(sql.unsafe`
+    SELECT type FROM events WHERE object_type = 'import' AND object_id = ${id!} ORDER BY seq`);
+  expect(importEvents).toEqual(['import.created']);
 });

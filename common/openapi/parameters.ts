@@ -76,7 +76,7 @@ export const sharedHeaders: Record<string, JsonSchema> = {
   },
   Location: {
     description: 'The path of the created record (also on a replay; not on a dry run).',
-    schema: { type: 'string', pattern: '^/api/v1/[a-z-]+/[1-9][0-9]*$' },
+    schema: { type: 'string', pattern: '^/api/v1(/[a-z-]+/[1-9][0-9]*)+$' },
   },
   IdempotentReplayed: {
     description: '`true` when this is the stored response of an earlier call with the same key.',

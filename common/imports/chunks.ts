@@ -153,7 +153,7 @@ async function failWithRevokedKey(
           failure_message = ${`Stopped ${progress}: the API key that created this import (${imp.api_key_id}) was revoked.`},
           completed_at = now(), updated_at = now()
       WHERE institution_id = ${imp.institution_id} AND id = ${imp.id}
-        AND NOT ${liveKey(sql.fragment`api_key_id`)}`);
+        AND NOT ${liveKey(imp.api_key_id)}`);
   });
 }
 

@@ -138,13 +138,7 @@ export function childListHandler(
 ): RequestHandler {
   return async (req, res) => {
     const institutionId = res.locals.principal.institution.id;
-    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
-    const found =
-      id !== null &&
-      (await pool.exists(sql.unsafe`
-        SELECT 1 FROM ${sql.identifier([child.parent.table])}
-        WHERE institution_id = ${institutionId} AND id = ${id}`));
-    if (!found || id === null) throw errors.notFound(child.parent.label);
+    const id = await parentOf(pool, child, req, institutionId);
     const spec = {
       ...child.list,
       endpoint: child.list.endpoint.replace(':id', String(id)),
@@ -153,6 +147,42 @@ export function childListHandler(
         : child.ofParent(id),
     };
     res.json(await pageOf(pool, lists, spec, req.query, institutionId));
+  };
+}
+
+/** The parent record's id of a child route (`/gifts/7/refunds`): 404 unless it is the caller's. */
+async function parentOf(
+  pool: DatabasePool,
+  child: Pick<ChildCollectionDescriptor, 'parent'>,
+  req: Request,
+  institutionId: number,
+): Promise<number> {
+  const id = pathId({ params: { id: String(req.params.id) }, body: {} });
+  const found =
+    id !== null &&
+    (await pool.exists(sql.unsafe`
+      SELECT 1 FROM ${sql.identifier([child.parent.table])}
+      WHERE institution_id = ${institutionId} AND id = ${id}`));
+  if (!found || id === null) throw errors.notFound(child.parent.label);
+  return id;
+}
+
+/**
+ * GET /things/{id}/children/{child_id}: one record of one parent (where a create's Location
+ * points), 404 when the parent is not the caller's or the record is not the parent's.
+ */
+export function childRetrieveHandler(
+  pool: DatabasePool,
+  child: Pick<ChildCollectionDescriptor, 'parent' | 'param' | 'label' | 'retrieve'>,
+): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    const institutionId = res.locals.principal.institution.id;
+    const parentId = await parentOf(pool, child, req, institutionId);
+    const id = pathId({ params: { id: String(req.params[child.param]) }, body: {} });
+    const body = id ? await child.retrieve(pool, institutionId, parentId, id) : null;
+    if (!body) throw errors.notFound(child.label);
+    res.json(body);
   };
 }
 

@@ -8,7 +8,12 @@ import type { WriteJob } from '../common/commands/runWrite.js';
 import type { Config } from '../common/config.js';
 import { ApiError, errors, type FieldError } from '../common/errors.js';
 import { fingerprintOf } from '../common/idempotency/fingerprint.js';
-import { amountCents, centsText, headerProblems } from '../common/imports/columns.js';
+import {
+  amountCents,
+  centsText,
+  headerProblems,
+  MAX_TOTAL_CENTS,
+} from '../common/imports/columns.js';
 import { createImport, type ImportCreateBody } from '../common/imports/commands.js';
 import { deleteUnclaimedFile } from '../common/imports/queries.js';
 import {
@@ -35,7 +40,11 @@ export interface UploadDeps {
   config: Pick<Config, 'IMPORT_MAX_BYTES' | 'IMPORT_MAX_ROWS' | 'IMPORT_CHUNK_ROWS'>;
 }
 
-/** A CSV wider than this is no spreadsheet of donors or gifts. */
+/**
+ * A CSV wider than this is no spreadsheet of donors or gifts; nor is a JSON file whose rows name
+ * more distinct keys than this (its keys are the columns of errors.csv: each failed row is
+ * written out once per column, on the API's event loop).
+ */
 const MAX_COLUMNS = 200;
 /** One row's text at most (a quote that never closes would otherwise swallow the file). */
 const MAX_ROW_CHARACTERS = 1_000_000;
@@ -75,6 +84,11 @@ function controlTotals(req: Request) {
     throw errors.invalidParameter(
       'expected_amount',
       'expected_amount must be an amount with at most 2 decimal places, such as 12500.50.',
+    );
+  if (cents !== null && cents > MAX_TOTAL_CENTS)
+    throw errors.invalidParameter(
+      'expected_amount',
+      `expected_amount must be at most ${centsText(MAX_TOTAL_CENTS)}.`,
     );
   return {
     expected_rows: rows === undefined ? null : Number(rows),
@@ -171,6 +185,16 @@ class ChunkWriter {
   }
 }
 
+/** The rows' amounts so far plus this row's; a sum the import could not keep refuses the file. */
+function addAmount(total: bigint, value: JsonValue | undefined, row: number): bigint {
+  const sum = total + (amountCents(value) ?? 0n);
+  if (sum > MAX_TOTAL_CENTS)
+    throw fileProblem(
+      `row ${row} brings the sum of the rows' amount to more than ${centsText(MAX_TOTAL_CENTS)}, the most an import adds up.`,
+    );
+  return sum;
+}
+
 /** Text PostgreSQL cannot store (U+0000) is refused with the row that carries it. */
 const holdsNul = (values: readonly string[]) => values.some((value) => value.includes('\u0000'));
 
@@ -207,7 +231,7 @@ async function stageCsv(
         );
       if (holdsNul(record))
         throw fileProblem(`row ${writer.rows + 2} holds the NUL character (U+0000).`);
-      if (amount !== null) amount += amountCents(record[amountIndex]) ?? 0n;
+      if (amount !== null) amount = addAmount(amount, record[amountIndex], writer.rows + 2);
       await writer.add(record);
     }
   } catch (error) {
@@ -230,7 +254,11 @@ async function stageJson(
     for (const row of splitter.feed(piece)) {
       if (isJsonObject(row)) {
         for (const key of Object.keys(row)) keys.add(key);
-        if (amount !== null) amount += amountCents(row.amount) ?? 0n;
+        if (keys.size > MAX_COLUMNS)
+          throw fileProblem(
+            `row ${writer.rows + 2} brings the rows' distinct keys to ${keys.size}; an import has at most ${MAX_COLUMNS} columns.`,
+          );
+        if (amount !== null) amount = addAmount(amount, row.amount, writer.rows + 2);
       }
       if (JSON.stringify(row).includes('\\u0000'))
         throw fileProblem(`row ${writer.rows + 2} holds the NUL character (U+0000).`);

@@ -10,6 +10,7 @@ import type { ResourceDescriptor } from '../common/resources/descriptor.js';
 import { resources } from '../common/resources/index.js';
 import {
   childListHandler,
+  childRetrieveHandler,
   deliveryAttemptListHandler,
   listHandler,
   readHandler,
@@ -105,6 +106,10 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       route('post', `${path}/:id/${child.name}`, {
         handler: writeHandler(gateway, child.create),
         doc: { kind: 'child-create', child, resource },
+      }),
+      route('get', `${path}/:id/${child.name}/:${child.param}`, {
+        handler: childRetrieveHandler(pool, child),
+        doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
     ...(resource.nestedActions ?? []).map((action) =>

@@ -45,7 +45,16 @@ async function call(options: ImportOptions, path: string, init: RequestInit = {}
   const response = await fetch(`${options.apiUrl.replace(/\/$/, '')}${path}`, {
     ...init,
     headers: { 'X-Service-API-Key': options.apiKey, ...init.headers },
+    // fetch would send the API key on to wherever a redirect points, another host included: the
+    // API never redirects, so a redirect is someone else's answer and is reported, not followed.
+    redirect: 'manual',
   });
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new ImportError(
+      `${response.status}: the API answered with a redirect to ${response.headers.get('Location') ?? 'nowhere'}, which is not followed, so that the API key goes nowhere else; set --api-url (DGS_API_URL) to the API's own address`,
+    );
+  }
   const body = (await response.json()) as ImportSummary & { error?: { message: string } };
   if (!response.ok)
     throw new ImportError(`${response.status}: ${body.error?.message ?? 'the API refused'}`);

@@ -63,7 +63,10 @@ describe('POST /gifts/{id}/refunds', () => {
       created_at: expect.stringMatching(ISO_MS),
     });
     expect(response.body.id).toBeGreaterThan(0);
-    expect(response.headers.get('Location')).toBeNull();
+    const location = `${refundsPath(gift.id)}/${response.body.id}`;
+    expect(response.headers.get('Location')).toBe(location);
+    const retrieved = await service.call<Refund>('GET', location);
+    expect([retrieved.status, retrieved.body]).toEqual([200, response.body]);
     expect(await storedRefunds(gift.id)).toEqual([
       {
         gift_id: gift.id,
@@ -455,6 +458,30 @@ describe('what a refund refuses, answered alike by the real call and both dry ru
     const theirs = await service.call('GET', refundsPath(ids.otherGift), { key: other.key });
     expect(theirs.status).toBe(200);
     expect((theirs.body as unknown as Page).data).toEqual([]);
+  });
+});
+
+describe('GET /gifts/{id}/refunds/{refund_id}', () => {
+  test('a refund is found under its own gift only, and only by its institution', async () => {
+    const gift = await createGift(10);
+    const otherGift = await createGift(10);
+    const made = await refund(gift.id, { amount: 1, refund_date: '2026-04-01' });
+    const found = await service.call<Refund>('GET', `${refundsPath(gift.id)}/${made.id}`);
+    expect([found.status, found.body]).toEqual([200, made]);
+    const absent = [
+      [`${refundsPath(otherGift.id)}/${made.id}`, service.tenant.key],
+      [`${refundsPath(gift.id)}/999999`, service.tenant.key],
+      [`${refundsPath(gift.id)}/abc`, service.tenant.key],
+      [`${refundsPath(gift.id)}/${made.id}`, other.key],
+    ] as const;
+    for (const [path, key] of absent) {
+      const answer = await service.call<{ error: { code: string } }>('GET', path, { key });
+      expect([path, answer.status, answer.body.error.code]).toEqual([
+        path,
+        404,
+        'resource_not_found',
+      ]);
+    }
   });
 });
 

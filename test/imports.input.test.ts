@@ -2,6 +2,7 @@
 // control totals, all_or_nothing, cancel and the CSV downloads (integration.md §3).
 import { readFile } from 'node:fs/promises';
 import { sql } from 'slonik';
+import { insertApiKey, revokeApiKey } from '../common/institutions.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { waitFor } from './helpers/wait.js';
@@ -113,6 +114,48 @@ describe('bad input stores nothing', () => {
     expect(body.error.code).toBe('validation_failed');
     expect(body.error.param).toBe(param);
     expect(body.error.message).toContain(words);
+  });
+
+  test('JSON rows naming more than 200 distinct keys between them are 422, as a CSV that wide', async () => {
+    // 11 rows of 20 keys each, none shared: 220 columns, each row narrow by itself.
+    const rows = Array.from({ length: 11 }, (_, row) =>
+      Object.fromEntries(Array.from({ length: 20 }, (_, key) => [`k${row}_${key}`, 'x'])),
+    );
+    const answer = await upload(service, 'resource=donors', { rows });
+    const body = answer.body as unknown as Refusal;
+    expect([answer.status, body.error.code, body.error.param]).toEqual([
+      422,
+      'validation_failed',
+      'file',
+    ]);
+    expect(body.error.message).toContain('at most 200 columns');
+    expect(body.error.message).toContain('row 12');
+  });
+
+  test('an expected_amount wider than an import keeps is 400, before anything is stored', async () => {
+    const csv = `donor_email,amount,gift_date,subject\nx@example.org,10.00,2026-01-01,A\n`;
+    for (const amount of ['100000000000000.00', '1'.padEnd(30, '0')]) {
+      const answer = await upload(service, `resource=gifts&expected_amount=${amount}`, csv);
+      const body = answer.body as unknown as Refusal;
+      expect([answer.status, body.error.code, body.error.param]).toEqual([
+        400,
+        'invalid_parameter',
+        'expected_amount',
+      ]);
+      expect(body.error.message).toContain('at most 99999999999999.99');
+    }
+  });
+
+  test('gift amounts that add up to more than an import keeps are 422, not a failure of ours', async () => {
+    const csv = `donor_email,amount,gift_date,subject\nx@example.org,99999999999999999999,2026-01-01,A\n`;
+    const answer = await upload(service, 'resource=gifts', csv);
+    const body = answer.body as unknown as Refusal;
+    expect([answer.status, body.error.code, body.error.param]).toEqual([
+      422,
+      'validation_failed',
+      'file',
+    ]);
+    expect(body.error.message).toContain('99999999999999.99');
   });
 
   test('an empty file is no body: 400 invalid_json, as every write without one', async () => {
@@ -404,4 +447,80 @@ test('rows_processed advances while an import runs: the chunks written show whil
   }
   const done = await settled(service, id!);
   expect(done).toMatchObject({ status: 'completed', rows_processed: 9, rows_succeeded: 9 });
+});
+
+test('an import whose API key is revoked mid-way fails, and no chunk commits after the revocation', async () => {
+  const key = await insertApiKey(service.db, service.tenant.institutionId);
+  const donor = async (email: string) =>
+    (
+      await service.call<{ id: number }>('POST', '/api/v1/donors', {
+        body: { role: 'Individual', first_name: 'R', last_name: 'K', email },
+      })
+    ).body.id;
+  const free = await donor('revoked-free@example.org');
+  const held = await donor('revoked-held@example.org');
+  const fund = await service.call('POST', '/api/v1/funds', {
+    body: { name: 'Revoked', code: 'RVK', restriction: 'unrestricted' },
+  });
+  expect(fund.status).toBe(201);
+  // Chunks of 3 rows: the free donor's, the held donor's (it waits for the row), the free one's.
+  const rowsOf = (donorId: number, from: number) =>
+    Array.from(
+      { length: 3 },
+      (_, index) => `${donorId},10,2026-06-01,RVK:10,revoked ${from + index}`,
+    );
+  const csv = [
+    'donor_id,amount,gift_date,designations,subject',
+    ...rowsOf(free, 0),
+    ...rowsOf(held, 3),
+    ...rowsOf(free, 6),
+  ].join('\n');
+  const written = async () =>
+    Number(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM gifts WHERE subject LIKE 'revoked %'`),
+    );
+  const lock = await holdDonorRow(service.db, held);
+  let id: number | undefined;
+  let atRevocation: number;
+  try {
+    const answer = await upload(service, 'resource=gifts', csv, { key: key.key });
+    expect(answer.status).toBe(202);
+    id = answer.body.id;
+    // Both free chunks written; the held one is in flight, its rows judged and waiting.
+    await waitFor(
+      async () => {
+        const now = await service.call<ImportBody>('GET', `/api/v1/imports/${id}`);
+        return now.body.status === 'importing' && now.body.rows_processed === 6;
+      },
+      20_000,
+      'the free chunks written while the held one waits',
+    );
+    await revokeApiKey(service.db, key.id);
+    atRevocation = await written();
+    expect(atRevocation).toBe(6);
+  } finally {
+    await lock.release();
+  }
+  const done = await settled(service, id!);
+  expect(done).toMatchObject({
+    status: 'failed',
+    rows_total: 9,
+    rows_processed: 6,
+    rows_succeeded: 6,
+    failure: {
+      code: 'api_key_revoked',
+      message: expect.stringContaining(`API key that created this import (${key.id}) was revoked`),
+    },
+  });
+  expect(done.completed_at).not.toBeNull();
+  expect(await written()).toBe(atRevocation);
+  // Each written row's event; the import's own: its create, and no import.completed.
+  const giftEvents = await service.db.oneFirst(sql.unsafe`
+    SELECT count(*)::int FROM events
+    WHERE type = 'gift.created' AND data->>'subject' LIKE 'revoked %'`);
+  expect(giftEvents).toBe(6);
+  const importEvents = await service.db.anyFirst(sql.unsafe`
+    SELECT type FROM events WHERE object_type = 'import' AND object_id = ${id!} ORDER BY seq`);
+  expect(importEvents).toEqual(['import.created']);
 });

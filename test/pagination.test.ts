@@ -98,6 +98,9 @@ describe('the list envelope', () => {
     ['100', 57],
     ['1000', 57],
     ['+7', 7],
+    ['9'.repeat(30), 57],
+    [`-${'9'.repeat(30)}`, 1],
+    [`${'0'.repeat(30)}7`, 7],
   ])('limit=%s is coerced (%i rows)', async (limit, rows) => {
     const response = await get(`/api/v1/gifts?limit=${encodeURIComponent(limit)}`);
     expect(response.status).toBe(200);

@@ -1,3 +1,4 @@
+import { liveKey } from '../auth/liveKey.js';
 import { insertEvents } from '../events/outbox.js';
 import {
   sql,
@@ -19,7 +20,7 @@ import {
   writeBatched,
   type RowOutcome,
 } from './rows.js';
-import { importRow, presentImport, type ImportRow } from './schema.js';
+import { importRow, presentImport, runningStatuses, type ImportRow } from './schema.js';
 
 /**
  * The workers' part of an import, one chunk per transaction: the chunk's rows, their errors, the
@@ -40,6 +41,16 @@ class Redo extends Error {
 class Stopped extends Error {
   constructor() {
     super('import no longer running');
+  }
+}
+
+/**
+ * The API key that created the import was revoked: the chunk rolls back, as any write on a
+ * revoked key does, and the import fails (failWithRevokedKey).
+ */
+class KeyRevoked extends Error {
+  constructor() {
+    super('the import api key was revoked');
   }
 }
 
@@ -99,8 +110,9 @@ export async function runChunk(
         UPDATE import_chunks SET ${mark} = now()
         WHERE institution_id = ${ref.institutionId} AND file_id = ${imp.file_id}
           AND chunk = ${ref.chunk}`);
-      // The last statement: a cancel that committed meanwhile makes it match nothing.
-      const counted = await db.maybeOneFirst(sql.unsafe`
+      // The last statement: a cancel that committed meanwhile makes it match nothing, and the
+      // chunk commits only while the import's API key is live, as every write does (liveKey).
+      const counted = await db.maybeOne(sql.type(z.object({ key_live: z.boolean() }))`
         UPDATE imports
         SET rows_processed = rows_processed + ${chunk.rows.length},
             rows_succeeded = rows_succeeded + ${tally.succeeded},
@@ -108,14 +120,41 @@ export async function runChunk(
             rows_failed = rows_failed + ${tally.failed},
             updated_at = now()
         WHERE institution_id = ${ref.institutionId} AND id = ${imp.id} AND status = ${status}
-        RETURNING id`);
+        RETURNING ${liveKey(imp.api_key_id)} AS key_live`);
       if (counted === null) throw new Stopped();
+      if (!counted.key_live) throw new KeyRevoked();
       return tally;
     });
   } catch (error) {
-    if (!(error instanceof Stopped)) throw error;
+    if (error instanceof KeyRevoked) await failWithRevokedKey(pool, ref);
+    else if (!(error instanceof Stopped)) throw error;
     return null;
   }
+}
+
+/**
+ * An import whose API key is no longer live fails, and says how far it got: what committed
+ * before the revocation stays (as after a cancel); nothing commits after it.
+ */
+async function failWithRevokedKey(
+  pool: DatabasePool,
+  ref: { institutionId: number; importId: number },
+): Promise<void> {
+  await pool.transaction(async (db) => {
+    const imp = await findImport(db, ref.institutionId, ref.importId, sql.fragment`FOR UPDATE`);
+    if (!imp || !runningStatuses.includes(imp.status)) return;
+    const progress =
+      imp.status === 'importing'
+        ? `while importing, after ${imp.rows_processed} of ${imp.rows_total} rows (${imp.rows_succeeded} written)`
+        : `while ${imp.status}; no row was written`;
+    await db.query(sql.unsafe`
+      UPDATE imports
+      SET status = 'failed', failure_code = 'api_key_revoked',
+          failure_message = ${`Stopped ${progress}: the API key that created this import (${imp.api_key_id}) was revoked.`},
+          completed_at = now(), updated_at = now()
+      WHERE institution_id = ${imp.institution_id} AND id = ${imp.id}
+        AND NOT ${liveKey(imp.api_key_id)}`);
+  });
 }
 
 type Chunk = z.infer<typeof chunkRow>;
@@ -196,12 +235,6 @@ export async function pendingChunks(
     WHERE institution_id = ${imp.institution_id} AND file_id = ${imp.file_id} AND ${mark} IS NULL
     ORDER BY chunk LIMIT ${limit}`);
   return chunks.map(Number);
-}
-
-export function runningImports(pool: DatabasePool, limit: number): Promise<readonly ImportRow[]> {
-  return pool.any(sql.type(importRow)`
-    SELECT ${importColumns} FROM imports
-    WHERE status IN ('queued', 'validating', 'importing') ORDER BY status, id LIMIT ${limit}`);
 }
 
 /** queued → validating: the sweep's first step for a new import. */

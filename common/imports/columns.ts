@@ -182,5 +182,11 @@ export function amountCents(value: JsonValue | undefined): bigint | null {
   return BigInt(match[1]!) * 100n + BigInt((match[2] ?? '').padEnd(2, '0'));
 }
 
+/**
+ * The largest sum an import keeps (its `amount_total` and `expected_amount`, numeric(16,2)), in
+ * cents: 99999999999999.99. A sum of up to IMPORT_MAX_ROWS amounts may pass any one gift's bound.
+ */
+export const MAX_TOTAL_CENTS = 10n ** 16n - 1n;
+
 export const centsText = (cents: bigint) =>
   `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;

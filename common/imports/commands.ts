@@ -79,7 +79,7 @@ export const createImport: Command = {
       amount_total: file.amount_total,
       expected_rows: body.expected_rows,
       expected_amount: body.expected_amount,
-      failure_code: problem ? 'control_total_mismatch' : null,
+      failure_code: problem ? ('control_total_mismatch' as const) : null,
       failure_message: problem,
       request_id: body.request_id,
       api_key_id: body.api_key_id,
@@ -190,7 +190,7 @@ export const cancelImport: Command = {
       ? {
           ...found,
           status: 'cancelled' as const,
-          failure_code: 'cancelled',
+          failure_code: 'cancelled' as const,
           failure_message: message,
           completed_at: ctx.now,
           updated_at: ctx.now,

@@ -24,6 +24,15 @@ export const importStatuses = [
 ] as const;
 export type ImportStatus = (typeof importStatuses)[number];
 
+/** Why an import ended `failed` or `cancelled`: its `failure.code`. */
+export const importFailureCodes = [
+  'control_total_mismatch',
+  'invalid_rows',
+  'api_key_revoked',
+  'cancelled',
+] as const;
+export type ImportFailureCode = (typeof importFailureCodes)[number];
+
 /** The statuses an import still moves on from by itself (the workers' sweep finds these). */
 export const runningStatuses: readonly ImportStatus[] = ['queued', 'validating', 'importing'];
 
@@ -52,7 +61,7 @@ export const importRow = z.object({
   amount_total: z.string().nullable(),
   expected_rows: z.number().nullable(),
   expected_amount: z.string().nullable(),
-  failure_code: z.string().nullable(),
+  failure_code: z.enum(importFailureCodes).nullable(),
   failure_message: z.string().nullable(),
   request_id: z.string(),
   api_key_id: z.string(),
@@ -72,7 +81,7 @@ export const importResponse = z.object({
   status: z
     .enum(importStatuses)
     .describe(
-      '`queued` → `validating` → `validated` (a dry run) or `importing` → `completed`; `failed` (all_or_nothing with bad rows, or control totals that do not match); `cancelled`.',
+      '`queued` → `validating` → `validated` (a dry run) or `importing` → `completed`; `failed` (all_or_nothing with bad rows, control totals that do not match, or the API key that created it revoked); `cancelled`.',
     ),
   mode: z.enum(importModes),
   on_match: z.enum(onMatchChoices),
@@ -90,7 +99,14 @@ export const importResponse = z.object({
   expected_rows: z.number().int().nullable(),
   expected_amount: moneyAmount.nullable(),
   failure: z
-    .object({ code: z.string(), message: z.string() })
+    .object({
+      code: z
+        .enum(importFailureCodes)
+        .describe(
+          '`control_total_mismatch`: `expected_rows` or `expected_amount` is not the file’s (nothing was judged). `invalid_rows`: `all_or_nothing` and some rows have errors (nothing was written). `api_key_revoked`: the API key that created the import was revoked while it ran; the chunks committed before stay, and no chunk commits after (the message says how far it got). `cancelled`: `POST /imports/{id}/cancel`.',
+        ),
+      message: z.string(),
+    })
     .nullable()
     .describe('Why the import failed or where a cancel stopped it; null otherwise.'),
   created_at: timestamp,

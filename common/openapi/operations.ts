@@ -568,6 +568,8 @@ function recordPostOperation(post: RecordPost, needs: Needs): JsonSchema {
     },
     responses: {
       [post.status]: success(post.answered, schemaRef(post.answer), {
+        // A 201 made a record: a child's create, whose Location is its GET.
+        ...(post.status === '201' ? { Location: headerRef('Location') } : {}),
         'Idempotent-Replayed': headerRef('IdempotentReplayed'),
       }),
       ...errorResponses(recordWriteErrors(post.conflicts), needs),
@@ -627,12 +629,47 @@ function childCreateOperation(
       body: `${component}Create`,
       example: child.text.example,
       status: '201',
-      answered: `The created ${child.label}; on a dry run the ${child.label} that would be created, with id 0.`,
+      answered: `The created ${child.label}; on a dry run the ${child.label} that would be created, with id 0 and no Location.`,
       answer: component,
       conflicts: child.text.conflicts,
     },
     needs,
   );
+}
+
+/** GET /things/{id}/<children>/{child_id}: one record of the parent (a create's Location). */
+function childRetrieveOperation(
+  resource: ResourceDescriptor,
+  child: ChildCollectionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const { component } = child.text;
+  needs.responses.set(component, child.response);
+  return {
+    operationId: `retrieve${component}`,
+    summary: `Retrieve ${article(child.label)}`,
+    description: `One ${child.label} of one ${resource.label}, as its create answered it (404 when the ${resource.label} is not the caller’s, or the ${child.label} is not that ${resource.label}’s).`,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(resource.label),
+      {
+        name: child.param,
+        in: 'path',
+        required: true,
+        description: `The ${child.label}'s id.`,
+        schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        example: 1,
+      },
+    ],
+    responses: {
+      '200': success(`The ${child.label}.`, schemaRef(component)),
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
 }
 
 /** GET /things/{id}/<children>: the parent's records, newest first. */
@@ -679,6 +716,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childListOperation(route.doc.resource, route.doc.child, needs);
     case 'child-create':
       return childCreateOperation(route.doc.resource, route.doc.child, needs);
+    case 'child-retrieve':
+      return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

@@ -41,7 +41,7 @@ export const sharedParameters: Record<string, JsonSchema> = {
     name: 'limit',
     in: 'query',
     required: false,
-    description: `Page size, default ${DEFAULT_LIMIT}. An integer outside 1 to ${MAX_LIMIT} is coerced into that range (not an error); anything else is 400 \`invalid_parameter\`. Not pinned: it may change from page to page.`,
+    description: `Page size, default ${DEFAULT_LIMIT}. An integer outside 1 to ${MAX_LIMIT}, however many digits it has, is coerced into that range (not an error); anything else is 400 \`invalid_parameter\`. Not pinned: it may change from page to page.`,
     schema: { type: 'integer', default: DEFAULT_LIMIT },
   },
   StartingAfter: {
@@ -76,7 +76,7 @@ export const sharedHeaders: Record<string, JsonSchema> = {
   },
   Location: {
     description: 'The path of the created record (also on a replay; not on a dry run).',
-    schema: { type: 'string', pattern: '^/api/v1/[a-z-]+/[1-9][0-9]*$' },
+    schema: { type: 'string', pattern: '^/api/v1(/[a-z-]+/[1-9][0-9]*)+$' },
   },
   IdempotentReplayed: {
     description: '`true` when this is the stored response of an earlier call with the same key.',

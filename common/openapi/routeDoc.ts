@@ -28,6 +28,7 @@ export type EndpointDoc =
   | { kind: 'action'; action: ActionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }

@@ -28,10 +28,14 @@ function single(param: string, value: QueryValue): string | undefined {
   return value;
 }
 
-/** interface.md §4: out-of-range integers are coerced into 1..100, anything else is an error. */
+/**
+ * interface.md §4: out-of-range integers are coerced into 1..100, however many digits they have
+ * (Number reads a very long one as ±Infinity, which the range takes in too); anything else is an
+ * error.
+ */
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
-  if (!/^[+-]?\d{1,20}$/.test(raw.trim()))
+  if (!/^[+-]?\d+$/.test(raw.trim()))
     throw errors.invalidParameter('limit', 'limit must be an integer.');
   return Math.min(MAX_LIMIT, Math.max(1, Number(raw.trim())));
 }

@@ -151,8 +151,20 @@ export interface ChildCollectionDescriptor {
    * event is `<object>.created`.
    */
   parentHappened?: string;
-  /** The parent, whose row must be the caller's for either route to answer (else 404). */
+  /** The parent, whose row must be the caller's for any of its routes to answer (else 404). */
   parent: { table: string; label: string };
+  /** The path parameter naming one record, e.g. `refund_id` (GET `<path>/{id}/<name>/{param}`). */
+  param: string;
+  /**
+   * One record of one parent, as create and the list present it; null when there is none of
+   * that id under that parent (the target of a create's `Location`).
+   */
+  retrieve(
+    db: CommonQueryMethods,
+    institutionId: number,
+    parentId: number,
+    id: number,
+  ): Promise<JsonObject | null>;
   create: Command;
   shape: Shape;
   defaults: Record<string, JsonValue>;

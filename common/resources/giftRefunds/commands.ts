@@ -4,7 +4,7 @@ import {
   type CommandContext,
   type WriteRequest,
 } from '../../commands/command.js';
-import { findTarget } from '../../commands/resourceCommands.js';
+import { apiPath, findTarget } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { centsToNumber, sumCents, toCents } from '../../money.js';
@@ -19,6 +19,7 @@ import { giftRefundResponse } from './response.js';
 import {
   giftRefundDefaults,
   giftRefundShape,
+  giftRefundsSegment,
   type GiftRefundFields,
   type RefundDesignation,
 } from './schema.js';
@@ -170,6 +171,11 @@ export const createGiftRefund: Command = {
     if (ctx.dryRun) return { status: 201, body: presentGiftRefund(previewCreated(ctx, fields)) };
     const { refund, gift: refunded } = await recordRefund(ctx.db, ctx.institution.id, gift, fields);
     // The event is the gift's (`gift.refunded`): the gift as GET answers it after the refund.
-    return { status: 201, body: presentGiftRefund(refund), eventObject: presentGift(refunded) };
+    return {
+      status: 201,
+      body: presentGiftRefund(refund),
+      location: `${apiPath(giftIdentity)}/${gift.id}/${giftRefundsSegment}/${refund.id}`,
+      eventObject: presentGift(refunded),
+    };
   },
 };

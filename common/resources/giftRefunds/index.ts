@@ -3,11 +3,19 @@ import type { ChildCollectionDescriptor } from '../descriptor.js';
 import { createGiftRefund } from './commands.js';
 import { giftRefundList } from './list.js';
 import { giftRefundResponse } from './response.js';
-import { giftRefundDefaults, giftRefundShape } from './schema.js';
+import { findRow } from '../table.js';
+import { presentGiftRefund } from './present.js';
+import {
+  giftRefundDefaults,
+  giftRefundShape,
+  giftRefundsSegment,
+  giftRefundTable,
+} from './schema.js';
 
-/** A gift's refunds: GET and POST /gifts/{id}/refunds. */
+/** A gift's refunds: GET and POST /gifts/{id}/refunds, GET /gifts/{id}/refunds/{refund_id}. */
 export const giftRefunds: ChildCollectionDescriptor = {
-  name: 'refunds',
+  name: giftRefundsSegment,
+  param: 'refund_id',
   object: 'gift_refund',
   parentHappened: 'refunded',
   label: 'refund',
@@ -18,6 +26,10 @@ export const giftRefunds: ChildCollectionDescriptor = {
   response: giftRefundResponse,
   list: giftRefundList,
   ofParent: (giftId) => sql.fragment`gift_id = ${giftId}`,
+  async retrieve(db, institutionId, giftId, id) {
+    const row = await findRow(db, giftRefundTable, institutionId, id);
+    return row?.gift_id === giftId ? presentGiftRefund(row) : null;
+  },
   text: {
     component: 'GiftRefund',
     rules: [

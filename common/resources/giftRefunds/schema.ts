@@ -6,6 +6,9 @@ import type { Shape } from '../../validation/validateBody.js';
 import { designationInput, MAX_SPLITS } from '../gifts/schema.js';
 import type { Table } from '../table.js';
 
+/** The path segment of a gift's refunds: `/gifts/{id}/refunds`. */
+export const giftRefundsSegment = 'refunds';
+
 export const giftRefundShape: Shape = {
   amount: { schema: money, required: true },
   refund_date: { schema: calendarDate, required: true },

@@ -1,7 +1,8 @@
 /**
- * The operators' queue dashboard as a person sees it: Debian's Chromium opens /admin/queues with
- * the operator's token, the board renders the write queue, and the page makes no request off the
- * service's own host (it must work offline and tell no third party it was opened).
+ * The operators' queue dashboard as a person sees it: the packaged Chromium
+ * (test/helpers/browser.ts) opens /admin/queues with the operator's token, the board renders the
+ * write queue, and the page makes no request off the service's own host (it must work offline and
+ * tell no third party it was opened).
  */
 import type { Browser } from 'playwright-core';
 import { closeBrowser, launchChromium } from './helpers/browser.js';
@@ -14,7 +15,7 @@ let browser: Browser | undefined;
 
 beforeAll(async () => {
   service = await startTestService({ ADMIN_TOKEN: TOKEN });
-  browser = await launchChromium('this test');
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 /**
- * The docs page as a person sees it: Debian's Chromium (driven by playwright-core) opens /docs on
- * a test service, the reference renders from /api/v1/openapi.json, and every operation of that
- * document is listed. A screenshot is left in test-artifacts/docs.png.
+ * The docs page as a person sees it: Chromium from the npm package @sparticuz/chromium (driven by
+ * playwright-core; test/helpers/browser.ts) opens /docs on a test service, the reference renders
+ * from /api/v1/openapi.json, and every operation of that document is listed. A screenshot is left
+ * in test-artifacts/docs.png.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -36,7 +37,7 @@ let context: BrowserContext | undefined;
 
 beforeAll(async () => {
   service = await startTestService();
-  browser = await launchChromium('the docs page test');
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 });
 

@@ -1,5 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
@@ -123,6 +123,14 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  // Connections that have not sent a request yet (a browser opens some ahead of need). Node
+  // counts them neither idle nor closable until headersTimeout (60 s), so a stop closes them.
+  const unused = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage) => unused.delete(request.socket));
   await new Promise<void>((resolve) => server.listen(config.PORT, resolve));
   const { port } = server.address() as AddressInfo;
   logger.info({ port }, 'api listening');
@@ -135,6 +143,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       // Keep-alive connections become idle as their last response goes out; close them then.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
+      for (const socket of unused) socket.destroy();
       await closed;
       clearInterval(sweep);
       await closeParts(

@@ -1,6 +1,8 @@
 // SIGTERM or SIGINT (Ctrl+C) stops the API and the worker in under 10 s whatever is down.
+import net from 'node:net';
 import {
   configEnv,
+  freePort,
   RedisServer,
   spawnEntry,
   startEntry,
@@ -102,3 +104,32 @@ test.each(['api/main.js', 'worker/main.js'])(
   },
   60_000,
 );
+
+// A browser opens connections ahead of need and may send nothing on them. Node counts such a
+// connection neither idle nor done until its headersTimeout (60 s), so a stop that waited for it
+// ended by the forced exit (code 1) instead of closing it.
+test('the API stops cleanly at once with a connection open that never sent a request', async () => {
+  const port = await freePort();
+  const proc = await startEntry('api/main.js', {
+    ...configEnv(service.config),
+    PORT: String(port),
+  });
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve).once('error', reject);
+  });
+  const closedBy = new Promise<string>((resolve) => {
+    socket.once('close', () => resolve('closed'));
+  });
+  try {
+    const took = await timeToExit(proc, 'SIGTERM');
+    expect({ exitCode: proc.child.exitCode, signalCode: proc.child.signalCode }).toEqual({
+      exitCode: 0,
+      signalCode: null,
+    });
+    expect(took).toBeLessThan(SHUTDOWN_GRACE_MS);
+    expect(await closedBy).toBe('closed');
+  } finally {
+    socket.destroy();
+  }
+}, 30_000);

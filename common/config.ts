@@ -84,8 +84,13 @@ const configSchema = z.object({
    * shares a statement among, so more of them cost Postgres less per write (bench:writes).
    */
   WORKER_CONCURRENCY: positiveInt(32),
-  /** How long a worker's hold on a job lasts unrenewed; a silent worker's jobs move on after it. */
-  WORKER_LOCK_DURATION_MS: positiveInt(30_000),
+  /**
+   * How long a worker's hold on a job lasts unrenewed; a silent worker's jobs move on after it
+   * (and a quarter of it more at most: common/queue.ts, stalledCheckIntervalMs). A live worker
+   * renews its holds before half of it has passed, so only an event loop or Redis stalled for the
+   * other half loses one.
+   */
+  WORKER_LOCK_DURATION_MS: positiveInt(8_000),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, "_", "." or "-" only')

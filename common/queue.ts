@@ -115,6 +115,17 @@ export const shardPrefixFor = (settings: QueueSettings, institutionId: number): 
  */
 export const FINISHED_RETENTION_SECONDS = 300;
 
+/**
+ * How often the workers look for jobs whose lock ran out (BullMQ's stalledInterval). BullMQ moves
+ * a job back to its queue only when a check finds its lock gone and the check before had seen it
+ * active since the lock was last renewed, so a dead worker's job waits its lock duration plus up to
+ * one interval. A quarter of the lock keeps that wait near the lock itself; the check is one short
+ * script per queue per interval among all workers (the first to run sets a key that the others'
+ * checks find), and it cannot take a job from a live worker, whose renewals keep the lock.
+ */
+export const stalledCheckIntervalMs = (lockDurationMs: number) =>
+  Math.max(1, Math.ceil(lockDurationMs / 4));
+
 /** Failures are kept a day for inspection. */
 const writeJobOptions: JobsOptions = {
   attempts: 1,

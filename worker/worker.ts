@@ -2,7 +2,12 @@ import { Worker } from 'bullmq';
 import type { Config } from '../common/config.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import type { Logger } from '../common/logger.js';
-import { writeQueueLocations, type WriteQueueJob, type WriteQueueResult } from '../common/queue.js';
+import {
+  stalledCheckIntervalMs,
+  writeQueueLocations,
+  type WriteQueueJob,
+  type WriteQueueResult,
+} from '../common/queue.js';
 import {
   closeQueueConnection,
   createRedis,
@@ -90,9 +95,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
         // A job whose worker died is run again; the write's receipt makes that safe.
         maxStalledCount: 5,
         // A worker that stops renewing its locks (dead, frozen, cut off) loses its jobs to the
-        // others after lockDuration; they look for such jobs at the same interval.
+        // others after lockDuration, and at most one check interval more.
         lockDuration: config.WORKER_LOCK_DURATION_MS,
-        stalledInterval: config.WORKER_LOCK_DURATION_MS,
+        stalledInterval: stalledCheckIntervalMs(config.WORKER_LOCK_DURATION_MS),
       });
       shard.on('error', (error) =>
         logger.warn({ err: error, queue: name }, 'worker connection error'),

@@ -198,7 +198,8 @@ export interface Rig {
   donorId: number;
   startApi(): Promise<ServiceProcess>;
   startWorker(): Promise<ServiceProcess>;
-  stream(label: string, clients?: number): GiftStream;
+  /** Clients writing gifts; each gives up on a key after `giveUpAfterMs` (default 30 s). */
+  stream(label: string, clients?: number, giveUpAfterMs?: number): GiftStream;
   /** One gift create through the API process, of the rig's donor, under `key`. */
   postGift(key: string, amount?: number): Promise<Response>;
   /** Kills one of the rig's processes (SIGKILL unless told), as a crash would. */
@@ -223,12 +224,20 @@ export interface RigOptions {
    * crash shows up in `crashes` without ending the run.
    */
   superviseApi?: boolean;
+  /**
+   * Leave WRITE_TIMEOUT_MS at the service's default instead of the suite's short one, for a test
+   * that measures what a user of the default settings sees.
+   */
+  defaultWriteTimeout?: boolean;
   serviceOptions?: ServiceOptions;
 }
 
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const service = await startTestService(
-    { WRITE_TIMEOUT_MS: String(WRITE_TIMEOUT_MS), ...options.env },
+    {
+      ...(options.defaultWriteTimeout ? {} : { WRITE_TIMEOUT_MS: String(WRITE_TIMEOUT_MS) }),
+      ...options.env,
+    },
     options.serviceOptions,
   );
   const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
@@ -293,13 +302,14 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
         }),
       });
     },
-    stream(label, clients = 6) {
+    stream(label, clients = 6, giveUpAfterMs) {
       return new GiftStream({
         url: rig.apiUrl,
         apiKey: service.tenant.key,
         donorId: rig.donorId,
         clients,
         label,
+        giveUpAfterMs,
       });
     },
     loggedErrors() {

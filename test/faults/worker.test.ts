@@ -1,4 +1,4 @@
-import type { Queue, QueueEvents } from 'bullmq';
+import type { Job, Queue, QueueEvents } from 'bullmq';
 import { sql } from 'slonik';
 import { lockKeyFor } from '../../common/idempotency/lock.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -11,11 +11,12 @@ import {
   startRig,
   summary,
   type FaultReport,
+  type KeyResult,
   type Rig,
 } from './faultKit.js';
 import { RedisProxy } from './redisProxy.js';
 import { activeWriteWithKey, openWriteQueue, openWriteQueueEvents } from '../helpers/writeQueue.js';
-import type { WriteSummary } from '../../common/queue.js';
+import { writesOf, type WriteQueueJob, type WriteSummary } from '../../common/queue.js';
 
 type Body = Record<string, unknown> & { id: number };
 
@@ -210,5 +211,88 @@ describe('a worker killed with SIGKILL after its write committed, before the job
         data: JSON.stringify(again.body),
       },
     ]);
+  });
+});
+
+describe('a worker killed with SIGKILL under the default settings, restarted by its supervisor', () => {
+  /** The most the last of the killed worker's writes may take to reach its client, from the kill. */
+  const RECOVERY_TARGET_MS = 15_000;
+  const WRITES = 30;
+  let rig: Rig;
+  let results: KeyResult[] = [];
+  let heldAtKill = 0;
+  let queuedAtKill = 0;
+  let recoveredInMs = 0;
+  let report: FaultReport;
+
+  beforeAll(async () => {
+    // No WORKER_LOCK_DURATION_MS or WRITE_TIMEOUT_MS of the test's own: what a user runs.
+    rig = await startRig({ defaultWriteTimeout: true });
+    const { db, config, tenant } = rig.service;
+    const queue = openWriteQueue(config, tenant.institutionId);
+    // Clients that keep retrying the same key until it is written, however long that takes.
+    const stream = rig.stream('default-sigkill', 0, 120_000);
+
+    // The writes wait for the donor row inside the worker's transactions, or in the queue behind
+    // them, until the kill.
+    const hold = await holdDonorRow(db, rig.donorId);
+    const answeredAt: number[] = [];
+    const writes = Array.from({ length: WRITES }, (_, index) =>
+      stream.write(`default-sigkill-${index}`).then((result) => {
+        answeredAt.push(Date.now());
+        return result;
+      }),
+    );
+    // The worker takes as many jobs as its concurrency allows; the other writes wait in the queue.
+    const queued = async () =>
+      (await queue.getJobs(['active', 'waiting'])).reduce(
+        (count, job) => count + writesOf((job as Job<WriteQueueJob>).data).length,
+        0,
+      );
+    await waitFor(
+      async () => (await heldWrites(db, queue)) > 0 && (await queued()) === WRITES,
+      10_000,
+      'the writes in the worker and its queue',
+    );
+    heldAtKill = await heldWrites(db, queue);
+    queuedAtKill = await queued();
+    await queue.close();
+
+    const killedAt = Date.now();
+    await rig.kill(rig.workers[0]!);
+    await Promise.all([hold.release(), rig.startWorker()]);
+    results = await Promise.all(writes);
+    recoveredInMs = Math.max(...answeredAt) - killedAt;
+    report = await inspect(rig, [stream], recoveredInMs);
+    console.log(
+      summary('worker SIGKILL, default settings', report) +
+        `\nthe last of ${WRITES} in-flight writes (${heldAtKill} in the killed worker's jobs) had its 201 ${recoveredInMs} ms after the kill`,
+    );
+  });
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  test(`every one of the ${WRITES} in-flight writes has its 201 within 15 s of the kill`, () => {
+    expect(heldAtKill).toBeGreaterThan(0);
+    expect(queuedAtKill).toBe(WRITES);
+    expect(results.map((result) => result.status)).toEqual(results.map(() => 201));
+    expect(recoveredInMs).toBeLessThan(RECOVERY_TARGET_MS);
+  });
+
+  test('each write committed exactly once: one gift row, the one its answer named, one event', async () => {
+    expect(report.duplicated).toEqual([]);
+    expect(report.lost).toEqual([]);
+    expect(report.wrongEvents).toEqual([]);
+    expect(report.withoutReceipt).toEqual([]);
+    const subjects = await rig.service.db.anyFirst(
+      sql.unsafe`SELECT subject FROM gifts WHERE institution_id = ${rig.service.tenant.institutionId}`,
+    );
+    expect([...subjects].sort()).toEqual(results.map((result) => result.key).sort());
+  });
+
+  test('the clients saw only answers they retry until the 201, and no process crashed', () => {
+    expect(report.undocumented).toEqual([]);
+    expect(report.crashes).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { runningStatuses, type ImportRow } from '../common/imports/schema.js';
 import type { Logger } from '../common/logger.js';
 import type { WorkerMetrics } from '../common/metrics.js';
 import { queueLocation } from '../common/queueShards.js';
+import { stalledCheckIntervalMs } from '../common/queue.js';
 import { closeWorker } from '../common/shutdown.js';
 
 /** The advisory lock key of the sweep (any constant the service uses for nothing else). */
@@ -135,7 +136,7 @@ export async function startImports(
       concurrency: options.concurrency,
       // A chunk held by a worker that died goes to another after this, as writes do.
       lockDuration: options.lockDurationMs,
-      stalledInterval: options.lockDurationMs,
+      stalledInterval: stalledCheckIntervalMs(options.lockDurationMs),
       maxStalledCount: 5,
     },
   );

@@ -24,6 +24,7 @@ import { institutionSlots, type InstitutionSlots } from '../common/webhooks/slot
 import { deliveryTargets, type DeliveryTarget } from '../common/webhooks/targets.js';
 import { Batches } from './batches.js';
 import { closeWorker } from '../common/shutdown.js';
+import { stalledCheckIntervalMs } from '../common/queue.js';
 
 /** How often each worker looks for events not yet dispatched. */
 const DISPATCH_EVERY_MS = 250;
@@ -196,7 +197,7 @@ export async function startWebhooks(
       // lock duration, not after BullMQ's default 30 s plus its check interval; a job run again
       // finds its delivery settled, or sends it again (at least once, same webhook-id).
       lockDuration: lockDurationMs,
-      stalledInterval: lockDurationMs,
+      stalledInterval: stalledCheckIntervalMs(lockDurationMs),
       maxStalledCount: 5,
       settings: {
         backoffStrategy: (attemptsMade, _type, _error, job) =>

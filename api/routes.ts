@@ -5,6 +5,7 @@ import { eventList } from '../common/events/event.js';
 import { webhookAttemptList } from '../common/webhooks/attempts.js';
 import { webhookDeliveriesOfEndpoint, webhookDeliveryList } from '../common/webhooks/deliveries.js';
 import { findInstitution, presentInstitution } from '../common/institutions.js';
+import { updateInstitutionCommand } from '../common/institutionUpdate.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
 import { resources } from '../common/resources/index.js';
@@ -169,6 +170,10 @@ function routesOn(deps: RouteDeps): Route[] {
   };
   return [
     route('get', '/institution', institution),
+    route('patch', '/institution', {
+      handler: writeHandler(deps.gateway, updateInstitutionCommand),
+      doc: { kind: 'institution-update' },
+    }),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
     ...webhookDeliveryRoutes(deps),
     ...importRoutes(deps),

@@ -411,11 +411,15 @@ describe('GET /api/v1/institution', () => {
       object: 'institution',
       name: 'Test University',
       currency: 'USD',
+      fiscal_year_start_month: 1,
+      consent_mode: 'opt_out',
       created_at: new Date(String(row.created_at)).toISOString(),
     });
     expect(Object.keys(response.body).sort()).toEqual([
+      'consent_mode',
       'created_at',
       'currency',
+      'fiscal_year_start_month',
       'id',
       'name',
       'object',

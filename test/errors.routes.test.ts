@@ -79,9 +79,9 @@ describe('routes and methods', () => {
   });
 
   test.each([
-    ['DELETE', '/api/v1/institution', ['GET']],
-    ['PUT', '/api/v1/institution', ['GET']],
-    ['OPTIONS', '/api/v1/institution', ['GET']],
+    ['DELETE', '/api/v1/institution', ['GET', 'PATCH']],
+    ['PUT', '/api/v1/institution', ['GET', 'PATCH']],
+    ['OPTIONS', '/api/v1/institution', ['GET', 'PATCH']],
     ['PUT', '/api/v1/donors/1', ['GET', 'PATCH', 'DELETE']],
     ['POST', '/api/v1/donors/1', ['GET', 'PATCH', 'DELETE']],
     ['PUT', '/api/v1/gifts/1', ['GET', 'PATCH', 'DELETE']],

@@ -141,8 +141,9 @@ test('every write operation has a request-body example', () => {
     ...(resource.actions ?? []).map((action) => action.name),
     ...(resource.children ?? []).map((child) => child.name),
   ]);
-  // Imports are no descriptor (common/imports): their create, commit and cancel.
-  expect(writes.length).toBe(withBodies.length + importCommands.length);
+  // Neither are imports (common/imports: their create, commit and cancel) nor the institution's
+  // settings (PATCH /institution).
+  expect(writes.length).toBe(withBodies.length + importCommands.length + 1);
   for (const write of writes) expect(write.example).toEqual(expect.any(Object));
 });
 

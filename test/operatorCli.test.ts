@@ -125,6 +125,8 @@ describe('institution create', () => {
       object: 'institution',
       name: 'Acme University',
       currency: 'USD',
+      fiscal_year_start_month: 1,
+      consent_mode: 'opt_out',
       created_at: expect.stringMatching(isoMillis),
     });
   });

@@ -1,11 +1,13 @@
 import { importCommands } from '../imports/commands.js';
+import { updateInstitutionCommand } from '../institutionUpdate.js';
 import { resources } from '../resources/index.js';
 import type { Command } from './command.js';
 
 /**
  * Every write, by the name a queued job carries: the commands of every resource descriptor, its
- * actions', its child collections' creates and its nested actions; and the imports'
- * (common/imports: an upload is not a descriptor's JSON body).
+ * actions', its child collections' creates and its nested actions; the institution's settings
+ * (common/institutionUpdate.ts: one record, not a collection); and the imports' (common/imports:
+ * an upload is not a descriptor's JSON body).
  */
 export const commands: ReadonlyMap<string, Command> = new Map(
   resources
@@ -15,6 +17,6 @@ export const commands: ReadonlyMap<string, Command> = new Map(
       ...(resource.children ?? []).map((child) => child.create),
       ...(resource.nestedActions ?? []).map((action) => action.command),
     ])
-    .concat(importCommands)
+    .concat(updateInstitutionCommand, importCommands)
     .map((command) => [command.name, command]),
 );

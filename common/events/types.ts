@@ -1,4 +1,5 @@
 import { importEventTypes } from '../imports/events.js';
+import { institutionEventTypes } from '../institutionUpdate.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
 import { resources } from '../resources/index.js';
 
@@ -87,8 +88,12 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
   ];
 }
 
-/** Every event type, in the order of the resources (common/resources/index.ts), then imports'. */
+/**
+ * Every event type: the institution's, those of the resources in their order
+ * (common/resources/index.ts), then imports'.
+ */
 export const eventTypes: readonly EventType[] = [
+  ...institutionEventTypes,
   ...resources.flatMap(typesOf),
   ...importEventTypes,
 ];

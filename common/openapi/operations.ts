@@ -18,7 +18,8 @@ import {
   type ErrorCode,
 } from './errorCatalogue.js';
 import { schemaRef, type JsonSchema } from './jsonSchema.js';
-import { institutionResponse } from './operator.js';
+import { institutionResponse } from '../institutions.js';
+import { institutionShape, institutionUpdateText } from '../institutionUpdate.js';
 import {
   filterParameters,
   headerRef,
@@ -281,11 +282,53 @@ function institutionOperation(needs: Needs): JsonSchema {
     operationId: 'retrieveInstitution',
     summary: 'Retrieve the caller’s institution',
     description:
-      'The institution the API key belongs to. Institutions and keys are managed by the operator’s command-line tool, not through the API.',
+      'The institution the API key belongs to, with its settings (`PATCH /institution` changes them). Institutions and keys are created by the operator’s command-line tool, not through the API.',
     tags: ['Institution'],
     responses: {
       '200': success('The institution.', schemaRef('Institution')),
       ...errorResponses(['invalid_parameter', ...authentication, ...ourSide], needs),
+      ...anyError,
+    },
+  };
+}
+
+function institutionUpdateOperation(needs: Needs): JsonSchema {
+  needs.responses.set('Institution', institutionResponse);
+  needs.bodies.set(
+    'InstitutionUpdate',
+    requestBodySchema(
+      { shape: institutionShape, defaults: {}, notes: institutionUpdateText.notes },
+      false,
+      'Any subset of the settings; an empty body changes nothing.',
+    ),
+  );
+  return {
+    operationId: 'updateInstitution',
+    summary: 'Update the caller’s institution',
+    description:
+      [
+        'Changes the settings of the institution the API key belongs to (never another’s): `currency`, `fiscal_year_start_month` and `consent_mode`. `name` is the operator’s (read-only here).',
+        'The base `currency` can change only while the institution has no gift, pledge or recurring gift: otherwise 409 `resource_in_use`, and nothing changes. A fiscal year is named by the calendar year in which it ends: with `fiscal_year_start_month` 7, FY2027 runs 2026-07-01 to 2027-06-30.',
+        'A committed change makes one `institution.updated` event, with `previous_attributes`.',
+      ].join('\n\n') + writes,
+    tags: ['Institution'],
+    parameters: writeParameters,
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: schemaRef('InstitutionUpdate'),
+          example: institutionUpdateText.example,
+        },
+      },
+    },
+    responses: {
+      '200': success(
+        'The updated institution; on a dry run the institution as it would be.',
+        schemaRef('Institution'),
+        { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+      ),
+      ...errorResponses(bodyWriteErrors({ extra: ['resource_in_use'] }), needs),
       ...anyError,
     },
   };
@@ -710,6 +753,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return retrieveOperation(route.doc.resource, needs);
     case 'institution':
       return institutionOperation(needs);
+    case 'institution-update':
+      return institutionUpdateOperation(needs);
     case 'action':
       return actionOperation(route.doc.resource, route.doc.action, needs);
     case 'child-list':

@@ -1,17 +1,7 @@
 import { z } from 'zod';
-import { timestamp } from '../resources/responseFields.js';
 import { errorSchemaFor, exampleOf, type ErrorCode } from './errorCatalogue.js';
 import { schemaRef, type JsonSchema } from './jsonSchema.js';
 import { requestIdHeader } from './parameters.js';
-
-/** The caller's institution (presentInstitution in common/institutions.ts). */
-export const institutionResponse = z.object({
-  id: z.number().int().positive(),
-  object: z.literal('institution'),
-  name: z.string(),
-  currency: z.string().describe('ISO 4217 code: the default currency of gifts.'),
-  created_at: timestamp,
-});
 
 export const healthResponse = z.object({ status: z.literal('ok') });
 

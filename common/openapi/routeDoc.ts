@@ -30,6 +30,7 @@ export type EndpointDoc =
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
+  | { kind: 'institution-update' }
   | { kind: 'event-list'; list: ListDoc }
   | { kind: 'event-retrieve' }
   | { kind: 'webhook-delivery-list'; list: ListDoc }

@@ -45,12 +45,14 @@ export async function holdRow(
  * Holds an uncommitted receipt under the Idempotency-Key `key` in a transaction of the test's
  * own: a write sent with that key runs all its checks and changes, then waits to store its
  * receipt, its locks held and nothing committed, until `release` rolls the hold back (the write
- * then commits as usual). Pauses a write at the last moment before its commit.
+ * then commits as usual). Pauses a write at the last moment before its commit. With
+ * `lockInstitution: false` the hold takes no lock on the institution's row.
  */
 export async function holdReceiptKey(
   db: DatabasePool,
   institutionId: number,
   key: string,
+  options: { lockInstitution?: boolean } = {},
 ): Promise<{ release: () => Promise<void> }> {
   let release = () => {};
   const held = new Promise<void>((resolve) => {
@@ -62,6 +64,10 @@ export async function holdReceiptKey(
   });
   const done = db
     .transaction(async (tx) => {
+      // The receipt's foreign key holds the institution FOR KEY SHARE, which a write that locks
+      // the institution itself (PATCH /institution) would wait on; without it, only the key holds.
+      if (options.lockInstitution === false)
+        await tx.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
       await tx.query(sql.unsafe`
         INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
                                     response_body, expires_at)

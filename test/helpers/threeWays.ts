@@ -50,6 +50,8 @@ export const invalid = (errors: Array<{ param: string; code: string }>): Expecte
 export interface ThreeWaysOptions {
   /** Headers for each of the three calls, made afresh per call (an Idempotency-Key, say). */
   headers?: () => Record<string, string>;
+  /** The API key of the three calls (another tenant's); the harness's tenant by default. */
+  key?: string;
 }
 
 /**
@@ -68,12 +70,15 @@ export async function expectSameErrorThreeWays(
   const make = typeof body === 'function' ? body : () => body;
   const headers = options.headers ?? (() => ({}));
   const before = await snapshot();
-  const real = await service.call(method, path, { body: make(), headers: headers() });
+  const { key } = options;
+  const real = await service.call(method, path, { key, body: make(), headers: headers() });
   const dryQuery = await service.call(method, `${path}?dry_run=true`, {
+    key,
     body: make(),
     headers: headers(),
   });
   const dryHeader = await service.call(method, path, {
+    key,
     body: make(),
     headers: { ...headers(), 'Dry-Run': 'true' },
   });

@@ -159,10 +159,10 @@ const configSchema = z.object({
   /** How long a webhook attempt waits for an answer (integration.md §2: 10 s); tests shorten it. */
   WEBHOOK_TIMEOUT_MS: positiveInt(DEFAULT_TIMEOUT_MS),
   /**
-   * The most sends of one institution under way at once, over every worker (a worker runs 20):
+   * The most sends of one institution under way at once, over every worker (a worker runs 40):
    * a receiver that hangs holds this many, and other institutions' deliveries go on.
    */
-  WEBHOOK_INSTITUTION_SENDS: positiveInt(10),
+  WEBHOOK_INSTITUTION_SENDS: positiveInt(20),
   /** The largest import file (integration.md §3); a bigger upload is 413 and nothing is stored. */
   IMPORT_MAX_BYTES: positiveInt(50 * 1024 * 1024),
   /** The most data rows an import file may have. */

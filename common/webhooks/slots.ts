@@ -12,10 +12,13 @@ import type { DeliveryQueue } from './queue.js';
  * running, run again by another worker, takes the same slot back (it is named after the job).
  */
 export interface InstitutionSlots {
-  /** Takes a slot for the job, or parks the job's id and answers false. */
-  take(institutionId: number, jobId: string): Promise<boolean>;
-  /** Frees the job's slot and wakes the longest parked delivery of the institution, if any. */
-  free(institutionId: number, jobId: string): Promise<void>;
+  /** Takes a slot for the job; without one, answers false, and with `park` notes the job parked. */
+  take(institutionId: number, jobId: string, park: boolean): Promise<boolean>;
+  /**
+   * Frees the job's slot and, with `wakeParked` (no delivery of this process was waiting for
+   * it), wakes the longest parked delivery of the institution, if any.
+   */
+  free(institutionId: number, jobId: string, wakeParked: boolean): Promise<void>;
   /** Whether the institution has a slot free now (a parked job that missed its wake-up checks). */
   hasRoom(institutionId: number): Promise<boolean>;
 }
@@ -27,8 +30,8 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
 
 /**
  * KEYS: the institution's slots (job id -> lease end), its parked jobs (job id -> parked at).
- * ARGV: job id, lease (ms), limit, how long an idle parked set is kept (ms).
- * Returns 1 with the slot taken, 0 with the job parked.
+ * ARGV: job id, lease (ms), limit, how long an idle parked set is kept (ms), 1 to park the job
+ * when no slot is free. Returns 1 with the slot taken, else 0.
  */
 const TAKE = `${NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -38,8 +41,10 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonu
   redis.call('ZREM', KEYS[2], ARGV[1])
   return 1
 end
-redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+if ARGV[5] == '1' then
+  redis.call('ZADD', KEYS[2], 'NX', now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+end
 return 0`;
 
 /** KEYS: the slots. ARGV: job id. */
@@ -69,7 +74,7 @@ export function institutionSlots(
     parked: queue.toKey(`parked:${institutionId}`),
   });
   return {
-    async take(institutionId, jobId) {
+    async take(institutionId, jobId, park) {
       const { slots, parked } = keys(institutionId);
       const taken = await redis.eval(
         TAKE,
@@ -81,12 +86,14 @@ export function institutionSlots(
         options.limit,
         // Parked jobs wake on their own after parkedForMs at the latest; twice that is idle.
         options.parkedForMs * 2,
+        park ? 1 : 0,
       );
       return taken === 1;
     },
-    async free(institutionId, jobId) {
+    async free(institutionId, jobId, wakeParked) {
       const { slots, parked } = keys(institutionId);
       await redis.eval(FREE, 1, slots, jobId);
+      if (!wakeParked) return;
       for (let tries = 0; tries < WAKE_TRIES; tries++) {
         const next = await redis.eval(NEXT, 1, parked);
         if (typeof next !== 'string') return;
@@ -105,4 +112,39 @@ export function institutionSlots(
       return (await redis.eval(ROOM, 1, slots, options.limit)) === 1;
     },
   };
+}
+
+/**
+ * The deliveries of this process waiting for a slot of their institution, woken one at a time as
+ * this process frees one (slots freed by other processes are found by looking again).
+ */
+export class SlotWaiters {
+  private readonly waiting = new Map<number, Array<() => void>>();
+
+  /** Resolves when woken, or after `ms`. */
+  wait(institutionId: number, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const queue = this.waiting.get(institutionId) ?? [];
+      this.waiting.set(institutionId, queue);
+      const done = () => {
+        clearTimeout(timer);
+        const at = queue.indexOf(done);
+        if (at >= 0) queue.splice(at, 1);
+        if (queue.length === 0 && this.waiting.get(institutionId) === queue)
+          this.waiting.delete(institutionId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      queue.push(done);
+    });
+  }
+
+  has(institutionId: number): boolean {
+    return this.waiting.has(institutionId);
+  }
+
+  /** Wakes the delivery of the institution that has waited longest, if any. */
+  wake(institutionId: number): void {
+    this.waiting.get(institutionId)?.[0]?.();
+  }
 }

@@ -439,3 +439,58 @@ describe('the currency of an institution with money records', () => {
     expect((await read(tenant.key)).currency).toBe('EUR');
   });
 });
+
+describe('a currency change and the keys an API process holds as confirmed', () => {
+  // Long enough that a key the API confirmed is not read again during the test unless it is told.
+  let cached: TestService;
+  beforeAll(async () => {
+    cached = await startTestService({ API_KEY_CACHE_SECONDS: '300' });
+  });
+  afterAll(async () => {
+    await cached?.close();
+  });
+
+  test('a gift created after the change defaults to the new currency, not the one the API held', async () => {
+    const donor = await created<{ id: number }>(
+      cached.call('POST', '/api/v1/donors', {
+        body: { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace' },
+        headers: { 'Idempotency-Key': freshKey() },
+      }),
+    );
+    const gift = {
+      donor_id: donor.id,
+      amount: 25,
+      subject: 'Annual fund',
+      gift_date: '2026-03-15',
+    };
+    const preview = () =>
+      cached.call<{ currency: string }>('POST', '/api/v1/gifts?dry_run=true', { body: gift });
+    // The API now holds the key as confirmed, with its institution's currency.
+    expect((await preview()).body.currency).toBe('USD');
+
+    const changed = await cached.call<{ currency: string }>('PATCH', '/api/v1/institution', {
+      body: { currency: 'EUR' },
+    });
+    expect(changed.status).toBe(200);
+    // The change is announced when it commits, as a revocation is: heard within moments.
+    await waitFor(
+      async () => (await preview()).body.currency === 'EUR',
+      2_000,
+      'the dry run to default to the new currency',
+    );
+    const institution = await cached.call<{ currency: string }>('GET', '/api/v1/institution');
+    expect(institution.body.currency).toBe('EUR');
+    const real = await created<{ id: number; currency: string }>(
+      cached.call('POST', '/api/v1/gifts', {
+        body: gift,
+        headers: { 'Idempotency-Key': freshKey() },
+      }),
+    );
+    expect(real.currency).toBe('EUR');
+    expect(
+      await cached.db.oneFirst(
+        sql.unsafe`SELECT currency FROM gifts WHERE institution_id = ${cached.tenant.institutionId} AND id = ${real.id}`,
+      ),
+    ).toBe('EUR');
+  });
+});

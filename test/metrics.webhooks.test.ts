@@ -15,6 +15,8 @@ let workerMetricsPort: number;
 /** What each path of the receiver answers, in turn (then 200). */
 const answers: Record<string, number[]> = { '/a': [500, 200], '/b': [410], '/c': [500, 500] };
 const hits: Record<string, number> = {};
+/** Each path's endpoint id. */
+const endpoints: Record<string, number> = {};
 
 beforeAll(async () => {
   receiver = createServer((request, response) => {
@@ -35,11 +37,13 @@ beforeAll(async () => {
     WORKER_METRICS_PORT: String(workerMetricsPort),
   });
   for (const path of Object.keys(answers))
-    await created(
-      service.call('POST', '/api/v1/webhook-endpoints', {
-        body: { url: `http://127.0.0.1:${port}${path}`, enabled_events: ['donor.created'] },
-      }),
-    );
+    endpoints[path] = (
+      await created<{ id: number }>(
+        service.call('POST', '/api/v1/webhook-endpoints', {
+          body: { url: `http://127.0.0.1:${port}${path}`, enabled_events: ['donor.created'] },
+        }),
+      )
+    ).id;
 });
 
 afterAll(async () => {
@@ -109,4 +113,28 @@ test('outbox lag: the age of the oldest event the dispatcher has not passed, 0 o
     10_000,
     'caught up',
   );
+});
+
+// After the first test: /c waits a minute for its last scheduled retry.
+test('a retry asked for by hand that fails is a failed attempt, not giving up: the schedule stays', async () => {
+  answers['/c']!.push(500);
+  const path = `/api/v1/webhook-endpoints/${endpoints['/c']}/deliveries`;
+  const list = await service.call<{ data: { id: number; status: string }[] }>('GET', path);
+  const [delivery] = list.body.data;
+  expect(delivery?.status).toBe('pending');
+  const retried = await service.call('POST', `${path}/${delivery!.id}/retry`, {
+    body: {},
+    headers: { 'Idempotency-Key': `manual-retry-${delivery!.id}` },
+  });
+  expect(retried.status).toBe(200);
+  await waitFor(
+    async () =>
+      /webhook_delivery_attempts_total\{outcome="failed_attempt"\} 4$/m.test(await workerMetrics()),
+    10_000,
+    'the manual attempt counted',
+  );
+  expect(hits['/c']).toBe(3);
+  expect(await workerMetrics()).toMatch(/webhook_delivery_attempts_total\{outcome="gave_up"\} 1$/m);
+  const after = await service.call<{ data: { id: number; status: string }[] }>('GET', path);
+  expect(after.body.data[0]?.status).toBe('pending');
 });

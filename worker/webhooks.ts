@@ -123,8 +123,10 @@ async function deliver(
       await disableGoneEndpoint(tx, job.data.institutionId, found.endpointId);
     });
   else await statements.outcomes.submit(recorded);
+  // A send asked for by hand never gives a delivery up: its schedule, if any, stays (attempts.ts).
+  const gaveUp = final && !delivered && job.data.manual !== true;
   metrics?.webhookDeliveries.inc({
-    outcome: delivered ? 'delivered' : final ? 'gave_up' : 'failed_attempt',
+    outcome: delivered ? 'delivered' : gaveUp ? 'gave_up' : 'failed_attempt',
   });
   if (!final) throw new Error(outcome.error ?? 'not delivered');
 }

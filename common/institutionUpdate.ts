@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sql } from 'slonik';
 import { lockClause, type Command, type CommandContext } from './commands/command.js';
 import { errors } from './errors.js';
-import type { EventType } from './events/types.js';
+import type { EventType } from './events/eventType.js';
 import {
   consentModes,
   findInstitution,

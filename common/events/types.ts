@@ -2,25 +2,9 @@ import { importEventTypes } from '../imports/events.js';
 import { institutionEventTypes } from '../institutionUpdate.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
 import { resources } from '../resources/index.js';
+import type { EventType } from './eventType.js';
 
-/** One kind of event: the write that emits it. */
-export interface EventType {
-  /** `<object>.<what happened>`, e.g. `gift.voided`. */
-  type: string;
-  /** The `object` of the record in `data.object`: the type's first part. */
-  objectType: string;
-  /** The command whose committed write emits it, e.g. `gifts.void` (empty for a consequence). */
-  command: string;
-  /** The request that makes the write, for the OpenAPI document. */
-  request: { method: 'POST' | 'PATCH' | 'DELETE'; path: string; label: string };
-  /** The update's type when it changes this field (`award_cycle.status_changed`). */
-  changes?: string;
-  /**
-   * Made by another record's write, beside that write's own event (`pledge.fulfilled`): never
-   * the event of a command.
-   */
-  consequence?: true;
-}
+export type { EventType } from './eventType.js';
 
 /**
  * Every event a resource emits, named `<object>.<past tense of the command's action>`: its

@@ -1,4 +1,4 @@
-import type { EventType } from '../events/types.js';
+import type { EventType } from '../events/eventType.js';
 
 const collection = '/api/v1/imports';
 const record = `${collection}/{id}`;

@@ -68,6 +68,7 @@ export const donorShape: Shape = {
   status: { schema: oneOf(donorStatuses) },
   gives_anonymously: { schema: flag },
   tag_ids: { schema: tagIds },
+  household_id: { schema: recordId, nullable: true },
 };
 
 export const donorDefaults = {
@@ -82,6 +83,7 @@ export const donorDefaults = {
   status: 'active',
   gives_anonymously: false,
   tag_ids: [],
+  household_id: null,
 };
 
 export const donorRow = z.object({
@@ -98,6 +100,7 @@ export const donorRow = z.object({
   status: z.enum(donorStatuses),
   gives_anonymously: z.boolean(),
   tag_ids: z.array(z.number()),
+  household_id: z.number().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

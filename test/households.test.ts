@@ -85,6 +85,19 @@ const eventsOf = async (id: number) => {
   return page.body.data;
 };
 
+/** `count` new members of the household, created in it ten at a time; their ids. */
+async function fillHousehold(householdId: number, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  while (ids.length < count) {
+    const batch = Math.min(10, count - ids.length);
+    const members = await Promise.all(
+      Array.from({ length: batch }, () => person({ household_id: householdId })),
+    );
+    ids.push(...members.map((member) => member.id));
+  }
+  return ids;
+}
+
 /** Statements of this file's database waiting for a lock. */
 const lockWaits = () =>
   service.db.oneFirst(sql.unsafe`
@@ -320,6 +333,63 @@ describe('what household_id may name', () => {
       [{ param: 'household_id', code }],
       memberships,
     );
+  });
+
+  test('a household takes 100 members: the next join is invalid_value three ways; members already in stay writable; a place freed is taken', async () => {
+    const home = await household();
+    const members = await fillHousehold(home.id, 100);
+    const newcomer = await person();
+    for (const [path, method, body] of [
+      [`/api/v1/donors/${newcomer.id}`, 'PATCH', { household_id: home.id }],
+      ['/api/v1/donors', 'POST', { ...individual, household_id: home.id }],
+    ] as const) {
+      await expectSameFailureThreeWays(
+        service,
+        path,
+        method,
+        body,
+        [{ param: 'household_id', code: 'invalid_value' }],
+        memberships,
+        { headers: withKey },
+      );
+    }
+    const stays = await patch(members[0]!, { first_name: 'Still here', household_id: home.id });
+    expect(stays.status).toBe(200);
+    await join(members[1]!, null);
+    expect((await join(newcomer.id, home.id)).household_id).toBe(home.id);
+    const read100 = await read(home.id);
+    expect(read100.member_ids).toHaveLength(100);
+    expect(read100.member_ids).toContain(newcomer.id);
+  });
+
+  test('two joins racing for the last place of a household: the second waits for the first and is refused', async () => {
+    const home = await household();
+    await fillHousehold(home.id, 99);
+    const [a, b] = [await person(), await person()];
+    const key = `last-place-${randomUUID()}`;
+    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+    const first = patch(a.id, { household_id: home.id }, { 'Idempotency-Key': key });
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first join held');
+    const second = patch(b.id, { household_id: home.id });
+    const early = await Promise.race([
+      second.then(() => 'answered' as const),
+      waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second join waiting'),
+    ]);
+    await hold.release();
+    const [one, two] = await Promise.all([first, second]);
+    expect({ early, first: one.status, second: two.status }).toEqual({
+      early: undefined,
+      first: 200,
+      second: 422,
+    });
+    expect(two.body).toMatchObject({
+      error: { errors: [{ param: 'household_id', code: 'invalid_value' }] },
+    });
+    expect(
+      await service.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM donors WHERE household_id = ${home.id}`,
+      ),
+    ).toBe(100);
   });
 
   test('member_ids is read-only', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import { deleted, type Command, type CommandContext } from '../../commands/command.js';
 import {
   createCommand,
@@ -6,7 +7,7 @@ import {
   type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
-import { errors, type FieldError } from '../../errors.js';
+import { errors, type FieldError, type FieldErrorCode } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields } from '../../validation/validateBody.js';
 import { alreadyInUse, checkReference, checkReferenceList, checkUnique } from '../checks.js';
@@ -15,13 +16,13 @@ import { readOnlyOf } from '../responseFields.js';
 import { tagReference } from '../tags/schema.js';
 import { userReference } from '../users/schema.js';
 import { presentDonor } from './present.js';
-import { deleteDonor, donorHasGifts, findDonorRole, householdHasMembers } from './queries.js';
+import { countMembers, deleteDonor, donorHasGifts, findDonorRole } from './queries.js';
 import { donorDetailResponse } from './response.js';
 import {
   donorDefaults,
   donorIdentity,
-  donorReference,
   donorShape,
+  maxHouseholdMembers,
   donorTable,
   organizationRoles,
   type DonorFields,
@@ -43,9 +44,12 @@ const hasMembers = () =>
 
 /**
  * constituents.md §1: `household_id` only for an Individual, naming a donor of the institution
- * (FOR KEY SHARE in a real write, as every reference: the household can then be neither deleted
- * nor given another role until this write commits) that is a Household. The household a donor
- * already belongs to is not checked again: it stays a Household while it has members.
+ * that is a Household with room for another member. A real write holds the household FOR NO KEY
+ * UPDATE until it commits: it is then neither deleted nor given another role meanwhile, and
+ * another join to it waits, so the members counted after the lock are all there are (the count
+ * is its own statement: one that waited for the lock would count from before the wait). The
+ * household a donor already belongs to is not checked again: it stays a Household while it has
+ * members.
  */
 async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
   const { record, validation, existing } = check;
@@ -60,18 +64,14 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
     return;
   }
   if (existing?.household_id === householdId) return;
-  const problem = await checkReference(ctx, donorReference, householdId, 'household_id');
-  if (problem) {
-    validation.errors.push(problem);
-    return;
-  }
-  if ((await findDonorRole(ctx.db, ctx.institution.id, householdId)) !== 'Household') {
-    validation.errors.push({
-      param: 'household_id',
-      code: 'invalid_value',
-      message: 'names a donor that is not a Household',
-    });
-  }
+  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR NO KEY UPDATE`;
+  const role = await findDonorRole(ctx.db, ctx.institution.id, householdId, lock);
+  const problem = (message: string, code: FieldErrorCode = 'invalid_value') =>
+    validation.errors.push({ param: 'household_id', code, message });
+  if (role === null) problem('does not name an existing donor', 'reference_not_found');
+  else if (role !== 'Household') problem('names a donor that is not a Household');
+  else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
+    problem(`names a household that has ${maxHouseholdMembers} members already`);
 }
 
 /** Which names a role needs or forbids (product.md §4). */
@@ -139,7 +139,7 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
     existing?.role === 'Household' &&
     check.valid('role') &&
     check.record.role !== 'Household' &&
-    (await householdHasMembers(ctx.db, ctx.institution.id, existing.id))
+    (await countMembers(ctx.db, ctx.institution.id, existing.id)) > 0
   )
     throw hasMembers();
   applyRoleRules(check);
@@ -216,7 +216,7 @@ export const deleteDonorCommand: Command = {
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
       throw givesRecurring();
-    if (await householdHasMembers(ctx.db, ctx.institution.id, existing.id)) throw hasMembers();
+    if ((await countMembers(ctx.db, ctx.institution.id, existing.id)) > 0) throw hasMembers();
     if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
     return deleted(donorIdentity.object, existing.id);
   },

@@ -5,7 +5,13 @@ import { donorList } from './list.js';
 import { presentDonor } from './present.js';
 import { findGiving, findMemberIds } from './queries.js';
 import { donorDetailResponse, donorResponse } from './response.js';
-import { donorDefaults, donorIdentity, donorShape, donorTable } from './schema.js';
+import {
+  donorDefaults,
+  donorIdentity,
+  donorShape,
+  donorTable,
+  maxHouseholdMembers,
+} from './schema.js';
 
 /** A donor with its read-only giving summary; a Household with its members, whose giving it counts. */
 const retrieveDonor: Retrieval = async (db, institutionId, id) => {
@@ -42,7 +48,9 @@ export const donors: ResourceDescriptor = {
       status: '`deceased` only for an Individual.',
       tag_ids: 'Tags of the institution, each once, in any order (kept as given); `[]` for none.',
       household_id:
-        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
+        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household, or has ' +
+        String(maxHouseholdMembers) +
+        ' members already: a household is a family, and `member_ids` stays bounded). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
     },
     rules: [
       'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',

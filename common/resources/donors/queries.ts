@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { givingRow, type GivingRow } from './schema.js';
 
 /**
@@ -68,24 +68,31 @@ export async function findMemberIds(
   return ids.map(Number);
 }
 
-/** Whether a household has members: it may then be neither deleted nor given another role. */
-export function householdHasMembers(
+/**
+ * How many members a household has: with any, it may be neither deleted nor given another role;
+ * with maxHouseholdMembers, no one else joins.
+ */
+export async function countMembers(
   db: CommonQueryMethods,
   institutionId: number,
   householdId: number,
-): Promise<boolean> {
-  return db.exists(sql.unsafe`
-    SELECT 1 FROM donors WHERE institution_id = ${institutionId} AND household_id = ${householdId}`);
+): Promise<number> {
+  return Number(
+    await db.oneFirst(sql.unsafe`
+      SELECT count(*) FROM donors
+      WHERE institution_id = ${institutionId} AND household_id = ${householdId}`),
+  );
 }
 
-/** A donor's role, null when the institution has no such donor. */
+/** A donor's role, read under `lock`; null when the institution has no such donor. */
 export async function findDonorRole(
   db: CommonQueryMethods,
   institutionId: number,
   donorId: number,
+  lock: FragmentSqlToken,
 ): Promise<string | null> {
   const role = await db.maybeOneFirst(sql.unsafe`
-    SELECT role FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId}`);
+    SELECT role FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId} ${lock}`);
   return role === null ? null : String(role);
 }
 

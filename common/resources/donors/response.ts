@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
-import { donorRoles, donorStatuses } from './schema.js';
+import { donorRoles, donorStatuses, maxHouseholdMembers } from './schema.js';
 
 const line = z.string().nullable();
 
@@ -78,6 +78,7 @@ export const donorDetailResponse = donorResponse.extend({
   giving: givingResponse,
   member_ids: z
     .array(reference('donor'))
+    .max(maxHouseholdMembers)
     .optional()
     .describe(
       'Read-only, on GET /donors/{id} of a Household only: the ids of its current members, oldest first (by donor id, ascending); `[]` for none. `GET /donors?household_id=` lists them.',

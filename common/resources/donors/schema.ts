@@ -23,6 +23,8 @@ export const donorRoles = [
 ] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
 export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
+/** A household's members at most: a family, not a mailing list; and `member_ids` stays bounded. */
+export const maxHouseholdMembers = 100;
 
 const addressLine = (max: number) =>
   text(max)

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { create, other, service, setUpDonorTests, withKey, type Donor } from './helpers/donors.js';
+import { rowErrors, settled, upload } from './helpers/imports.js';
 import { holdReceiptKey } from './helpers/rowLock.js';
 import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
 import { ISO_MS } from './helpers/responses.js';
@@ -419,6 +420,42 @@ describe('what household_id may name', () => {
     const changed = await patch(home.id, { role: 'Individual', first_name: 'Solo' });
     expect(changed.status).toBe(200);
     expect(changed.body.role).toBe('Individual');
+  });
+});
+
+describe('imports', () => {
+  test('a donors import’s household_id column is judged as the single write judges it', async () => {
+    const home = await household();
+    const theirs = await household(other.key);
+    const single = await person();
+    const tag = `imp${randomUUID().slice(0, 8)}`;
+    const csv = [
+      'role,first_name,last_name,organization_name,email,household_id',
+      `Individual,Ann,Member,,${tag}a@example.org,${home.id}`,
+      `Individual,Bob,Astray,,${tag}b@example.org,${single.id}`,
+      `Household,,Nested,,${tag}c@example.org,${home.id}`,
+      `Individual,Cy,Foreign,,${tag}d@example.org,${theirs.id}`,
+    ].join('\n');
+    const answer = await upload(service, 'resource=donors', csv);
+    expect(answer.status).toBe(202);
+    expect(await settled(service, answer.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 1,
+      rows_failed: 3,
+    });
+    expect(
+      (await rowErrors(service, answer.body.id)).map((row) =>
+        row.errors.map(({ param, code }) => ({ row: row.row, param, code })),
+      ),
+    ).toEqual([
+      [{ row: 3, param: 'household_id', code: 'invalid_value' }],
+      [{ row: 4, param: 'household_id', code: 'not_allowed' }],
+      [{ row: 5, param: 'household_id', code: 'reference_not_found' }],
+    ]);
+    const imported = await service.db.oneFirst(
+      sql.unsafe`SELECT id FROM donors WHERE email = ${`${tag}a@example.org`}`,
+    );
+    expect((await read(home.id)).member_ids).toEqual([Number(imported)]);
   });
 });
 

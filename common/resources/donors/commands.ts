@@ -22,8 +22,8 @@ import {
   donorDefaults,
   donorIdentity,
   donorShape,
-  maxHouseholdMembers,
   donorTable,
+  maxHouseholdMembers,
   organizationRoles,
   type DonorFields,
   type DonorRow,
@@ -133,7 +133,7 @@ async function checkTags(ctx: CommandContext, check: RecordCheck<DonorRow>): Pro
  * household; a Household with members keeps its role.
  */
 async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
-  // The household is locked (findTarget), so no member can join while this is judged.
+  // The household is locked (findTarget): no member joins while its members are counted.
   const { existing } = check;
   if (
     existing?.role === 'Household' &&

@@ -115,6 +115,7 @@ describe('POST /donors', () => {
       status: 'active',
       gives_anonymously: true,
       tag_ids: [],
+      household_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import { deleted, type Command, type CommandContext } from '../../commands/command.js';
 import {
   createCommand,
@@ -6,7 +7,7 @@ import {
   type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
-import { errors, type FieldError } from '../../errors.js';
+import { errors, type FieldError, type FieldErrorCode } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields } from '../../validation/validateBody.js';
 import { alreadyInUse, checkReference, checkReferenceList, checkUnique } from '../checks.js';
@@ -15,13 +16,14 @@ import { readOnlyOf } from '../responseFields.js';
 import { tagReference } from '../tags/schema.js';
 import { userReference } from '../users/schema.js';
 import { presentDonor } from './present.js';
-import { deleteDonor, donorHasGifts } from './queries.js';
+import { countMembers, deleteDonor, donorHasGifts, findDonorRole } from './queries.js';
 import { donorDetailResponse } from './response.js';
 import {
   donorDefaults,
   donorIdentity,
   donorShape,
   donorTable,
+  maxHouseholdMembers,
   organizationRoles,
   type DonorFields,
   type DonorRow,
@@ -34,6 +36,43 @@ const givesRecurring = () =>
   errors.resourceInUse(
     'This donor has recurring gifts, which stay on record even when cancelled; the donor cannot be deleted.',
   );
+
+const hasMembers = () =>
+  errors.resourceInUse(
+    'This household has members; set their household_id to null (or to another household) first.',
+  );
+
+/**
+ * constituents.md §1: `household_id` only for an Individual, naming a donor of the institution
+ * that is a Household with room for another member. A real write holds the household FOR NO KEY
+ * UPDATE until it commits: it is then neither deleted nor given another role meanwhile, and
+ * another join to it waits, so the members counted after the lock are all there are (the count
+ * is its own statement: one that waited for the lock would count from before the wait). The
+ * household a donor already belongs to is not checked again: it stays a Household while it has
+ * members.
+ */
+async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
+  const { record, validation, existing } = check;
+  if (!check.valid('household_id')) return;
+  const householdId = Number(record.household_id);
+  if (!validation.invalid.has('role') && record.role !== 'Individual') {
+    validation.errors.push({
+      param: 'household_id',
+      code: 'not_allowed',
+      message: 'is allowed only for an Individual',
+    });
+    return;
+  }
+  if (existing?.household_id === householdId) return;
+  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR NO KEY UPDATE`;
+  const role = await findDonorRole(ctx.db, ctx.institution.id, householdId, lock);
+  const problem = (message: string, code: FieldErrorCode = 'invalid_value') =>
+    validation.errors.push({ param: 'household_id', code, message });
+  if (role === null) problem('does not name an existing donor', 'reference_not_found');
+  else if (role !== 'Household') problem('names a donor that is not a Household');
+  else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
+    problem(`names a household that has ${maxHouseholdMembers} members already`);
+}
 
 /** Which names a role needs or forbids (product.md §4). */
 function applyRoleRules({ record, validation }: RecordCheck<DonorRow>): void {
@@ -89,8 +128,20 @@ async function checkTags(ctx: CommandContext, check: RecordCheck<DonorRow>): Pro
   );
 }
 
-/** The role's names, a unique email and external id, an active assigned user, and the tags. */
+/**
+ * The role's names, a unique email and external id, an active assigned user, the tags and the
+ * household; a Household with members keeps its role.
+ */
 async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
+  // The household is locked (findTarget): no member joins while its members are counted.
+  const { existing } = check;
+  if (
+    existing?.role === 'Household' &&
+    check.valid('role') &&
+    check.record.role !== 'Household' &&
+    (await countMembers(ctx.db, ctx.institution.id, existing.id)) > 0
+  )
+    throw hasMembers();
   applyRoleRules(check);
   await checkUnique(ctx, check, {
     table: 'donors',
@@ -115,6 +166,7 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
     if (problem) validation.errors.push(problem);
   }
   await checkTags(ctx, check);
+  await checkHousehold(ctx, check);
 }
 
 const emailOmitted = (body: JsonObject) =>
@@ -136,6 +188,11 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
       code: 'reference_not_found',
       message: 'does not name an existing user',
     } satisfies FieldError,
+    donors_household_fkey: {
+      param: 'household_id',
+      code: 'reference_not_found',
+      message: 'does not name an existing donor',
+    } satisfies FieldError,
   },
   rules: donorRules,
   present: presentDonor,
@@ -152,12 +209,14 @@ export const deleteDonorCommand: Command = {
     gifts_donor_fkey: inUse,
     pledges_donor_fkey: inUse,
     recurring_gifts_donor_fkey: () => givesRecurring(),
+    donors_household_fkey: hasMembers,
   },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, donorsResource);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
       throw givesRecurring();
+    if ((await countMembers(ctx.db, ctx.institution.id, existing.id)) > 0) throw hasMembers();
     if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
     return deleted(donorIdentity.object, existing.id);
   },

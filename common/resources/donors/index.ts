@@ -3,14 +3,23 @@ import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
-import { findGiving } from './queries.js';
+import { findGiving, findMemberIds } from './queries.js';
 import { donorDetailResponse, donorResponse } from './response.js';
-import { donorDefaults, donorIdentity, donorShape, donorTable } from './schema.js';
+import {
+  donorDefaults,
+  donorIdentity,
+  donorShape,
+  donorTable,
+  maxHouseholdMembers,
+} from './schema.js';
 
-/** A donor with its read-only giving summary. */
+/** A donor with its read-only giving summary; a Household with its members, whose giving it counts. */
 const retrieveDonor: Retrieval = async (db, institutionId, id) => {
   const row = await findRow(db, donorTable, institutionId, id);
-  return row && presentDonor(row, await findGiving(db, institutionId, id));
+  if (!row) return null;
+  const memberIds =
+    row.role === 'Household' ? await findMemberIds(db, institutionId, id) : undefined;
+  return presentDonor(row, await findGiving(db, institutionId, id, memberIds), memberIds);
 };
 
 export const donors: ResourceDescriptor = {
@@ -38,6 +47,10 @@ export const donors: ResourceDescriptor = {
       assigned_user_id: 'An active user of the institution.',
       status: '`deceased` only for an Individual.',
       tag_ids: 'Tags of the institution, each once, in any order (kept as given); `[]` for none.',
+      household_id:
+        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household, or has ' +
+        String(maxHouseholdMembers) +
+        ' members already: a household is a family, and `member_ids` stays bounded). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
     },
     rules: [
       'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',
@@ -45,15 +58,17 @@ export const donors: ResourceDescriptor = {
       '`email` is optional but unique per institution, case-insensitively: a donor without one has no duplicate protection, so a create without `email` must send an `Idempotency-Key` (400 `idempotency_key_required`).',
       '`assigned_user_id` must name an active user of the institution (422 `reference_not_found` / `reference_inactive`).',
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
+      'Households: an Individual belongs to at most one household through `household_id`. A Household’s `GET` carries read-only `member_ids` (its current members by donor id, ascending) and `giving` that counts the gifts and open pledges of the household and of its current members as one donor’s, each gift once (see `giving`). A Household keeps its role while it has members (409 `resource_in_use`).',
     ].join('\n\n'),
-    conflicts: { delete: ['resource_in_use'] },
+    conflicts: { update: ['resource_in_use'], delete: ['resource_in_use'] },
     deleteNote:
-      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, and once the donor has a recurring gift (in any status).',
+      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status), and while a household has members.',
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',
       external_id: 'The donor with this `external_id` (exact match).',
       tag_id: 'Donors that carry this tag.',
+      household_id: 'The current members of this household.',
     },
     examples: {
       create: {

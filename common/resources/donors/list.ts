@@ -25,6 +25,7 @@ export const donorList = collectionList(donorIdentity, donorTable, {
     role: enumFilter(sql.fragment`role`, donorRoles),
     status: enumFilter(sql.fragment`status`, donorStatuses),
     assigned_user_id: idFilter(sql.fragment`assigned_user_id`),
+    household_id: idFilter(sql.fragment`household_id`),
     // Served by the GIN index on tag_ids.
     tag_id: {
       description: { kind: 'id' },

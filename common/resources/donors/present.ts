@@ -23,9 +23,11 @@ export function presentAddress(address: Address | null): AddressResponse | null 
   };
 }
 
+/** With `giving`, as GET /donors/{id} answers; `memberIds` are a Household's (else omitted). */
 export function presentDonor(
   row: DonorRow,
   giving?: GivingRow,
+  memberIds?: readonly number[],
 ): DonorResponse | DonorDetailResponse {
   return {
     id: row.id,
@@ -43,6 +45,7 @@ export function presentDonor(
     status: row.status,
     gives_anonymously: row.gives_anonymously,
     tag_ids: row.tag_ids,
+    household_id: row.household_id,
     ...(giving
       ? {
           giving: {
@@ -56,6 +59,7 @@ export function presentDonor(
           },
         }
       : {}),
+    ...(memberIds ? { member_ids: [...memberIds] } : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { givingRow, type GivingRow } from './schema.js';
 
 /**
@@ -17,12 +17,20 @@ const countedSoftCredit = sql.fragment`
  * refunds; soft credit from the soft credits other donors' gifts (not voided) give it, each in
  * proportion to its gift's net amount (countedSoftCredit); what its open pledges still owe
  * (giving.md §5).
+ *
+ * A Household's figures (constituents.md §1) are those of the household and its current members
+ * (`memberIds`, as findMemberIds read them, so that `giving` and `member_ids` agree) taken as
+ * one donor: their gifts and pledges count as its own, and a soft credit to the household counts
+ * only from a gift of someone else, so that each gift counts once. A gift has one donor, so no
+ * gift is counted twice in the hard figures.
  */
 export function findGiving(
   db: CommonQueryMethods,
   institutionId: number,
   donorId: number,
+  memberIds: readonly number[] = [],
 ): Promise<GivingRow> {
+  const givers = sql.array([donorId, ...memberIds], 'int8');
   return db.one(sql.type(givingRow)`
     SELECT hard.total_amount, hard.gift_count, hard.first_gift_date, hard.last_gift_date,
            soft.soft_credit_total, soft.soft_credit_count, pledged.pledged_outstanding
@@ -30,7 +38,7 @@ export function findGiving(
                  count(*)::int AS gift_count,
                  min(gift_date)::text AS first_gift_date, max(gift_date)::text AS last_gift_date
           FROM gifts
-          WHERE institution_id = ${institutionId} AND donor_id = ${donorId}
+          WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
             AND status = 'posted') hard,
          (SELECT coalesce(sum(${countedSoftCredit}), 0)::text AS soft_credit_total,
                  count(*)::int AS soft_credit_count
@@ -38,12 +46,54 @@ export function findGiving(
           WHERE g.institution_id = ${institutionId}
             AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
+            AND NOT g.donor_id = ANY(${givers})
             AND (credit ->> 'donor_id')::bigint = ${donorId}) soft,
          (SELECT coalesce(sum(amount - amount_paid - amount_written_off), 0)::text
                    AS pledged_outstanding
           FROM pledges
-          WHERE institution_id = ${institutionId} AND donor_id = ${donorId}
+          WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
             AND status = 'open') pledged`);
+}
+
+/** A household's current members, oldest first (by id), as `member_ids` lists them. */
+export async function findMemberIds(
+  db: CommonQueryMethods,
+  institutionId: number,
+  householdId: number,
+): Promise<number[]> {
+  const ids = await db.anyFirst(sql.unsafe`
+    SELECT id FROM donors
+    WHERE institution_id = ${institutionId} AND household_id = ${householdId}
+    ORDER BY id`);
+  return ids.map(Number);
+}
+
+/**
+ * How many members a household has: with any, it may be neither deleted nor given another role;
+ * with maxHouseholdMembers, no one else joins.
+ */
+export async function countMembers(
+  db: CommonQueryMethods,
+  institutionId: number,
+  householdId: number,
+): Promise<number> {
+  return Number(
+    await db.oneFirst(sql.unsafe`
+      SELECT count(*) FROM donors
+      WHERE institution_id = ${institutionId} AND household_id = ${householdId}`),
+  );
+}
+
+/** A donor's role, read under `lock`; null when the institution has no such donor. */
+export async function findDonorRole(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+  lock: FragmentSqlToken,
+): Promise<string | null> {
+  const role = await db.maybeOneFirst(sql.unsafe`
+    SELECT role FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId} ${lock}`);
+  return role === null ? null : String(role);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
-import { donorRoles, donorStatuses } from './schema.js';
+import { donorRoles, donorStatuses, maxHouseholdMembers } from './schema.js';
 
 const line = z.string().nullable();
 
@@ -38,7 +38,9 @@ const givingResponse = z
       'The sum of the balances of the donor’s open pledges: promised, not yet paid.',
     ),
   })
-  .describe('Read-only giving summary, on GET /donors/{id} only.');
+  .describe(
+    'Read-only giving summary, on GET /donors/{id} only. A Household’s counts its own records and those of its current members as one donor’s, each gift once: `total_amount`, `gift_count` and the dates cover the gifts of the household and of each current member (hard credit, net of refunds, voided gifts left out), and `pledged_outstanding` their open pledges; `soft_credit_total` and `soft_credit_count` cover only the soft credits that gifts of other donors give the household itself, so a member’s gift that also soft-credits the household counts once, as hard credit. A member’s soft credits are the member’s own and are not counted. A member leaving takes its records out of the household’s figures (and a member joining brings its whole history in); a member’s own `giving` is unchanged by its household.',
+  );
 
 /** The donor as create, update and lists return it (presentDonor). */
 export const donorResponse = z.object({
@@ -62,10 +64,24 @@ export const donorResponse = z.object({
   status: z.enum(donorStatuses),
   gives_anonymously: z.boolean(),
   tag_ids: z.array(reference('tag')).max(50).describe('The donor’s tags, in the order given.'),
+  household_id: reference('household')
+    .nullable()
+    .describe(
+      'The household (a donor of role `Household`) this Individual belongs to; null for none.',
+    ),
   ...timestamps,
 });
 export type DonorResponse = z.infer<typeof donorResponse>;
 
-/** GET /donors/{id}: the donor with its giving summary. */
-export const donorDetailResponse = donorResponse.extend({ giving: givingResponse });
+/** GET /donors/{id}: the donor with its giving summary and, for a Household, its members. */
+export const donorDetailResponse = donorResponse.extend({
+  giving: givingResponse,
+  member_ids: z
+    .array(reference('donor'))
+    .max(maxHouseholdMembers)
+    .optional()
+    .describe(
+      'Read-only, on GET /donors/{id} of a Household only: the ids of its current members, oldest first (by donor id, ascending); `[]` for none. `GET /donors?household_id=` lists them.',
+    ),
+});
 export type DonorDetailResponse = z.infer<typeof donorDetailResponse>;

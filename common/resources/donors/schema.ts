@@ -23,6 +23,8 @@ export const donorRoles = [
 ] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
 export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
+/** A household's members at most: a family, not a mailing list; and `member_ids` stays bounded. */
+export const maxHouseholdMembers = 100;
 
 const addressLine = (max: number) =>
   text(max)
@@ -68,6 +70,7 @@ export const donorShape: Shape = {
   status: { schema: oneOf(donorStatuses) },
   gives_anonymously: { schema: flag },
   tag_ids: { schema: tagIds },
+  household_id: { schema: recordId, nullable: true },
 };
 
 export const donorDefaults = {
@@ -82,6 +85,7 @@ export const donorDefaults = {
   status: 'active',
   gives_anonymously: false,
   tag_ids: [],
+  household_id: null,
 };
 
 export const donorRow = z.object({
@@ -98,6 +102,7 @@ export const donorRow = z.object({
   status: z.enum(donorStatuses),
   gives_anonymously: z.boolean(),
   tag_ids: z.array(z.number()),
+  household_id: z.number().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -483,6 +483,13 @@ describe('a relationship’s update racing its donor’s delete', () => {
       body: { note: 'Changed meanwhile' },
     });
     await waitFor(async () => (await lockWaits()) >= waitsBefore + 2, 10_000, 'the update');
+    // The update waits for the donor without holding the relationship, which the delete's cascade
+    // must lock: had it taken the relationship first, the two would wait for each other.
+    const relationshipFree = await service.db.transaction(async (tx) =>
+      tx.exists(sql.unsafe`
+        SELECT 1 FROM relationships WHERE id = ${made.id} FOR UPDATE SKIP LOCKED`),
+    );
+    expect(relationshipFree).toBe(true);
     await hold.release();
     expect((await deletion).status).toBe(200);
     expect((await update).status).toBe(404);

@@ -470,6 +470,36 @@ describe('the duplicate and one-current-spouse rules', () => {
   });
 });
 
+describe('two updates that would make two current spouses', () => {
+  test('exactly one commits', async () => {
+    const [a, b, c] = [await donor(), await donor(), await donor()];
+    const first = await relate({
+      donor_id: a,
+      related_donor_id: b,
+      type: 'spouse_of',
+      ends_on: YESTERDAY,
+    });
+    const second = await relate({
+      donor_id: c,
+      related_donor_id: a,
+      type: 'partner_of',
+      ends_on: YESTERDAY,
+    });
+    const hold = await holdDonorRow(service.db, a);
+    const waitsBefore = await lockWaits();
+    const answers = [first, second].map(({ id }) =>
+      service.call('PATCH', `/api/v1/relationships/${id}`, { body: { ends_on: null } }),
+    );
+    await waitFor(async () => (await lockWaits()) >= waitsBefore + 2, 10_000, 'both writes');
+    await hold.release();
+    const statuses = (await Promise.all(answers)).map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 422]);
+    const current = await service.db.anyFirst(sql.unsafe`
+      SELECT id FROM relationships WHERE id IN (${first.id}, ${second.id}) AND ends_on IS NULL`);
+    expect(current).toHaveLength(1);
+  });
+});
+
 describe('a relationship’s update racing its donor’s delete', () => {
   test('the delete takes the relationship with it; the update finds it gone (404), no deadlock', async () => {
     const [a, b] = [await donor(), await donor()];

@@ -75,11 +75,16 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
           },
         ]
       : [];
+  const { list } = resource;
   return [
-    route('get', path, {
-      handler: listHandler(pool, lists, resource.list),
-      doc: { kind: 'list', list: resource.list, resource },
-    }),
+    ...(list
+      ? [
+          route('get', path, {
+            handler: listHandler(pool, lists, list),
+            doc: { kind: 'list', list, resource },
+          }),
+        ]
+      : []),
     ...write('create').map((endpoint) => route('post', path, endpoint)),
     ...(resource.reports ?? []).map((report) =>
       route('get', report.path, {
@@ -113,6 +118,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
+    ...(resource.listedUnder ?? []).map((listed) =>
+      route('get', `${listed.parentPath}/:id/${listed.name}`, {
+        handler: childListHandler(pool, lists, listed),
+        doc: { kind: 'listed-under', listed, resource },
+      }),
+    ),
     ...(resource.nestedActions ?? []).map((action) =>
       route('post', `${path}/:id/${action.under}/:${action.param}/${action.name}`, {
         handler: writeHandler(gateway, action.command),

@@ -41,6 +41,7 @@ beforeAll(async () => {
     last_name: 'Example',
     email: 'sam@example.org',
   });
+  await post('/api/v1/relationships', { donor_id: 2, related_donor_id: 1, type: 'other' });
   await post('/api/v1/funds', { name: 'General fund', code: 'GENERAL', award_limit: 100000 });
   await post('/api/v1/funds', { name: 'Scholarship fund', code: 'SCHOLAR' });
   await post('/api/v1/gifts', {

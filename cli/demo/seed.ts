@@ -99,6 +99,17 @@ export async function fillInstitution(
       `donor-${i}`,
     ),
   );
+  // Relationship 1, which the document's update example changes: a trustee of a foundation.
+  await client.create(
+    '/relationships',
+    {
+      donor_id: donorRows[0]!.id,
+      related_donor_id: donorRows[5]!.id,
+      type: 'board_member_of',
+      starts_on: daysAgo(900),
+    },
+    'relationship-0',
+  );
   const gifts = donors.flatMap((donor, d) =>
     donor.gifts.map(([amount, ago, fund, type], g) => ({
       key: `gift-${d}-${g}`,

@@ -8,6 +8,7 @@ import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
   NestedActionDescriptor,
+  RecordListDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -742,6 +743,33 @@ function childListOperation(
   };
 }
 
+/** GET /others/{id}/<name>: the resource's records that concern one record of another resource. */
+function listedUnderOperation(
+  resource: ResourceDescriptor,
+  listed: RecordListDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const { component } = resource.text;
+  needs.responses.set(component, resource.response);
+  needs.responses.set(`${component}List`, listEnvelope(listed.list.endpoint, resource.response));
+  return {
+    operationId: listed.text.operationId,
+    summary: listed.text.summary,
+    description: `${listed.text.description}\n\nCursor pagination: see the introduction. A cursor belongs to its ${listed.parent.label}.`,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(listed.parent.label),
+      ...pageParameters,
+      ...filterParameters(listed.list, listed.text.filterNotes),
+    ],
+    responses: {
+      '200': success('One page of the list.', schemaRef(`${component}List`)),
+      ...errorResponses(listErrors({ extra: ['resource_not_found'] }), needs),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -763,6 +791,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childCreateOperation(route.doc.resource, route.doc.child, needs);
     case 'child-retrieve':
       return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
+    case 'listed-under':
+      return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

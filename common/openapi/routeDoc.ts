@@ -4,6 +4,7 @@ import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
   NestedActionDescriptor,
+  RecordListDescriptor,
   ReportDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -29,6 +30,7 @@ export type EndpointDoc =
   | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'listed-under'; listed: RecordListDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
   | { kind: 'institution-update' }
   | { kind: 'event-list'; list: ListDoc }

@@ -78,7 +78,13 @@ export interface ResourceDescriptor extends ResourceIdentity {
   detail?: z.ZodType;
   /** A resource without update (receipts) changes only through its actions. */
   commands: { create: Command; update?: Command; delete?: Command };
-  list: ListSpec<unknown>;
+  /**
+   * GET `<path>`: the collection on the cursor engine. Absent where the spec names no list of the
+   * whole collection, only lists under other records (`listedUnder`: a donor's relationships).
+   */
+  list?: ListSpec<unknown>;
+  /** Lists of the resource's records under another resource's record. */
+  listedUnder?: readonly RecordListDescriptor[];
   retrieve: Retrieval;
   /**
    * What a create is called in its event (`<object>.<this>`) where the record is not simply
@@ -216,6 +222,25 @@ export interface NestedActionDescriptor {
     description: string;
     paramDescription: string;
   };
+}
+
+/**
+ * The resource's records that concern one record of another resource, as that record sees them
+ * (GET `<parentPath>/{id}/<name>`: a donor's relationships, each from the donor's side): a
+ * cursor list of one parent's records, 404 when the parent is not the caller's.
+ */
+export interface RecordListDescriptor {
+  /** The other resource's collection path, e.g. `/donors`. */
+  parentPath: string;
+  /** The path segment after the parent's id, e.g. `relationships`. */
+  name: string;
+  /** The parent, whose row must be the caller's for the list to answer (else 404). */
+  parent: { table: string; label: string };
+  /** `endpoint` is the Express path (`/api/v1/donors/:id/relationships`). */
+  list: ListSpec<unknown>;
+  /** The list's rows of one parent: the condition that ties a row to it. */
+  ofParent(parentId: number): FragmentSqlToken;
+  text: ListText & { operationId: string; summary: string; description: string };
 }
 
 /** An event of a record made by a write of another record (see `consequences`). */

@@ -6,6 +6,7 @@ import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
 import { pledges } from './pledges/index.js';
 import { receipts } from './receipts/index.js';
+import { relationships } from './relationships/index.js';
 import { recurringGifts } from './recurringGifts/index.js';
 import { scholarships } from './scholarships/index.js';
 import { students } from './students/index.js';
@@ -19,6 +20,7 @@ import { webhookEndpoints } from './webhookEndpoints/index.js';
  */
 export const resources: readonly ResourceDescriptor[] = [
   donors,
+  relationships,
   gifts,
   pledges,
   receipts,

@@ -2,7 +2,12 @@
 import { sql } from 'slonik';
 import { create, other, service, setUpDonorTests, withKey } from './helpers/donors.js';
 import { ISO_MS } from './helpers/responses.js';
-import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
+import {
+  byParam,
+  expectSameErrorThreeWays,
+  expectSameFailureThreeWays,
+  fieldErrors,
+} from './helpers/threeWays.js';
 
 setUpDonorTests();
 
@@ -243,6 +248,15 @@ describe('POST /donors/{id}/consents', () => {
           headers: () => withKey(),
         },
       );
+      // A refusal is not stored under its key: the same key and body are judged again, alike.
+      const before = await storedConsents();
+      const headers = withKey();
+      const make = () => (typeof body === 'function' ? (body as () => object)() : body);
+      const first = await service.call('POST', consentsPath(donorId), { body: make(), headers });
+      const again = await service.call('POST', consentsPath(donorId), { body: make(), headers });
+      expect([first.status, again.status]).toEqual([422, 422]);
+      expect(fieldErrors(again).sort(byParam)).toEqual(fieldErrors(first).sort(byParam));
+      expect(await storedConsents()).toEqual(before);
     },
   );
 

@@ -1,3 +1,4 @@
+import { consents } from '../consents/index.js';
 import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
@@ -31,6 +32,7 @@ export const donors: ResourceDescriptor = {
   commands: { create: createDonor, update: updateDonorCommand, delete: deleteDonorCommand },
   list: donorList,
   retrieve: retrieveDonor,
+  children: [consents],
   text: {
     tag: 'Donors',
     component: 'Donor',

@@ -19,6 +19,8 @@ export const recurringGifts: ResourceDescriptor = {
   commands: { create: createRecurringGift, update: updateRecurringGiftCommand },
   list: recurringGiftList,
   retrieve: retrieveFrom(recurringGiftTable, presentRecurringGift),
+  // A donor becoming deceased pauses its active recurring gifts (constituents.md §3).
+  consequences: [{ happened: 'updated', by: { method: 'PATCH', path: '/api/v1/donors/{id}' } }],
   text: {
     tag: 'Recurring gifts',
     component: 'RecurringGift',

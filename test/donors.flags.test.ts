@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { create, service, setUpDonorTests, withKey, type Donor } from './helpers/donors.js';
 import { rowErrors, settled, upload } from './helpers/imports.js';
+import { holdReceiptKey } from './helpers/rowLock.js';
+import { waitFor } from './helpers/wait.js';
 import { expectSameFailureThreeWays } from './helpers/threeWays.js';
 
 setUpDonorTests();
@@ -252,6 +254,73 @@ describe('a donor becoming deceased', () => {
       'recurring_gift.created',
       'recurring_gift.updated',
     ]);
+  });
+});
+
+/** Statements of this file's database waiting for a lock. */
+const lockWaits = () =>
+  service.db.oneFirst(sql.unsafe`
+    SELECT count(*)::int FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+
+describe('a recurring gift created while its donor becomes deceased', () => {
+  const startGift = (donorId: number, headers: Record<string, string>) =>
+    service.call('POST', '/api/v1/recurring-gifts', {
+      body: { donor_id: donorId, amount: 25, frequency: 'monthly', start_on: '2026-03-01' },
+      headers,
+    });
+
+  test('the create waits for the PATCH and is refused: no active gift for a deceased donor', async () => {
+    const donor = await person();
+    const key = `deceased-${randomUUID()}`;
+    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+    const death = patch(donor.id, { status: 'deceased' }, { 'Idempotency-Key': key });
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the PATCH held');
+    const gift = startGift(donor.id, withKey());
+    await waitFor(async () => (await lockWaits()) === 2, 10_000, 'the create waiting');
+    await hold.release();
+    const [died, started] = await Promise.all([death, gift]);
+    expect(died.status).toBe(200);
+    expect(started.status).toBe(422);
+    expect(started.body).toMatchObject({
+      error: { errors: [{ param: 'donor_id', code: 'reference_inactive' }] },
+    });
+    expect(
+      await service.db.anyFirst(
+        sql.unsafe`SELECT status FROM recurring_gifts WHERE donor_id = ${donor.id}`,
+      ),
+    ).toEqual([]);
+  });
+
+  test('a create that commits first is paused by the PATCH that waited for it', async () => {
+    const donor = await person();
+    const key = `started-${randomUUID()}`;
+    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+    const gift = startGift(donor.id, { 'Idempotency-Key': key });
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the create held');
+    const death = patch(donor.id, { status: 'deceased' });
+    await waitFor(async () => (await lockWaits()) === 2, 10_000, 'the PATCH waiting');
+    await hold.release();
+    const [started, died] = await Promise.all([gift, death]);
+    expect([started.status, died.status]).toEqual([201, 200]);
+    expect(
+      await service.db.anyFirst(
+        sql.unsafe`SELECT status FROM recurring_gifts WHERE donor_id = ${donor.id}`,
+      ),
+    ).toEqual(['paused']);
+  });
+
+  test('a recurring gift for a donor already deceased is refused, three ways', async () => {
+    const donor = await person({ status: 'deceased' });
+    await expectSameFailureThreeWays(
+      service,
+      '/api/v1/recurring-gifts',
+      'POST',
+      { donor_id: donor.id, amount: 25, frequency: 'monthly', start_on: '2026-03-01' },
+      [{ param: 'donor_id', code: 'reference_inactive' }],
+      everything,
+      { headers: () => withKey() },
+    );
   });
 });
 

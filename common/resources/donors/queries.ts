@@ -1,4 +1,5 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
 import { recurringGiftTable, type RecurringGiftRow } from '../recurringGifts/schema.js';
 import { columnsOf } from '../table.js';
 import { givingRow, type GivingRow } from './schema.js';
@@ -140,4 +141,17 @@ export async function pauseActiveRecurringGifts(
     WHERE institution_id = ${institutionId} AND donor_id = ${donorId} AND status = 'active'
     RETURNING ${columnsOf(recurringGiftTable)}`);
   return [...(rows as readonly RecurringGiftRow[])].sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The donor's status as last committed. Read after the caller's lock on the donor (KEY SHARE,
+ * which waits for a PATCH holding it FOR UPDATE), it sees that PATCH's outcome.
+ */
+export function findDonorStatus(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ status: z.string() }))`
+    SELECT status FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId}`);
 }

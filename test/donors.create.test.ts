@@ -116,6 +116,8 @@ describe('POST /donors', () => {
       gives_anonymously: true,
       tag_ids: [],
       household_id: null,
+      deceased_on: null,
+      communication_restrictions: [],
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -22,8 +22,8 @@ interface WebhookEntry {
 const document = buildOpenApiDocument(routeTable());
 const webhooks = document.webhooks as Record<string, WebhookEntry>;
 
-test('one webhook per event type, in the order of the event types list', () => {
-  expect(Object.keys(webhooks)).toEqual(eventTypes.map(({ type }) => type));
+test('one webhook per event type (a type two writes make once), in the order of the event types list', () => {
+  expect(Object.keys(webhooks)).toEqual([...new Set(eventTypes.map(({ type }) => type))]);
 });
 
 test('each webhook carries the Event envelope and an example of its own type that the schema accepts', () => {

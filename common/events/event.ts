@@ -15,7 +15,8 @@ import { eventTypes } from './types.js';
 /** `evt_` and 32 hex digits (the migration's default): nothing else can name an event. */
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 
-const typeNames = eventTypes.map((eventType) => eventType.type);
+// A type two writes make (`recurring_gift.updated`: its own PATCH, a donor's death) is named once.
+const typeNames = [...new Set(eventTypes.map((eventType) => eventType.type))];
 const objectTypes = [...new Set(eventTypes.map((eventType) => eventType.objectType))];
 
 /** The event object of integration.md §1. */

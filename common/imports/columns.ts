@@ -13,7 +13,7 @@ import type { ImportResource } from './schema.js';
  * that does not read as its kind is passed on as text, and the write's own validation answers
  * it exactly as it answers the same JSON body (`must be a number`).
  */
-type Kind = 'number' | 'boolean' | 'array' | 'object' | 'text';
+type Kind = 'number' | 'boolean' | 'array' | 'words' | 'object' | 'text';
 
 /** What matches a row to a record that is not a field of the write (gift rows' donor). */
 export const matchColumns: Record<ImportResource, readonly string[]> = {
@@ -27,6 +27,7 @@ interface ZodDefinition {
   type: string;
   innerType?: z.ZodType;
   in?: z.ZodType;
+  element?: z.ZodType;
   shape?: Record<string, z.ZodType>;
 }
 
@@ -48,7 +49,10 @@ function kindOf(schema: z.ZodType): Kind {
   const type = definitionOf(unwrap(schema)).type;
   if (type === 'number' || type === 'int') return 'number';
   if (type === 'boolean') return 'boolean';
-  if (type === 'array') return 'array';
+  if (type === 'array') {
+    const element = definitionOf(unwrap(schema)).element;
+    return element && definitionOf(unwrap(element)).type === 'enum' ? 'words' : 'array';
+  }
   if (type === 'object') return 'object';
   return 'text';
 }
@@ -110,6 +114,15 @@ function readList(cell: string): JsonValue {
   return items.every((item) => NUMBER.test(item)) ? items.map(Number) : cell;
 }
 
+/** `do_not_mail;do_not_email` for a list of names (communication_restrictions); `[` as JSON. */
+function readWords(cell: string): JsonValue {
+  if (cell.startsWith('[')) return readList(cell);
+  return cell
+    .split(';')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 function readCell(kind: Kind, cell: string): JsonValue {
   switch (kind) {
     case 'number':
@@ -120,6 +133,8 @@ function readCell(kind: Kind, cell: string): JsonValue {
     }
     case 'array':
       return readList(cell);
+    case 'words':
+      return readWords(cell);
     default:
       return cell;
   }

@@ -60,14 +60,23 @@ function examplePayload(eventType: EventType): JsonObject {
  * receiver answers 2xx within 10 seconds.
  */
 export function webhooksSection(): Record<string, JsonSchema> {
+  // One entry per type, naming every write that makes it (a consequence shares its type).
+  const writesOf = (type: string) =>
+    eventTypes
+      .filter((candidate) => candidate.type === type)
+      .map(({ request }) => `\`${request.method} ${request.path}\``)
+      .join(' or ');
+  const firstOfType = eventTypes.filter(
+    (eventType, index) => eventTypes.findIndex(({ type }) => type === eventType.type) === index,
+  );
   return Object.fromEntries(
-    eventTypes.map((eventType) => [
+    firstOfType.map((eventType) => [
       eventType.type,
       {
         post: {
           operationId: `webhook_${eventType.type.replace('.', '_')}`,
           summary: `Webhook: ${eventType.type}`,
-          description: `Sent to every enabled endpoint whose \`enabled_events\` match \`${eventType.type}\` once the write that makes it (\`${eventType.request.method} ${eventType.request.path}\`) has committed. The body is the event as \`GET /events/{id}\` answers it; \`data.object\` is the ${eventType.request.label} as \`GET\` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.`,
+          description: `Sent to every enabled endpoint whose \`enabled_events\` match \`${eventType.type}\` once the write that makes it (${writesOf(eventType.type)}) has committed. The body is the event as \`GET /events/{id}\` answers it; \`data.object\` is the ${eventType.request.label} as \`GET\` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.`,
           tags: ['Events'],
           security: [],
           parameters: deliveryHeaders,

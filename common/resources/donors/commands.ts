@@ -2,6 +2,7 @@ import { sql } from 'slonik';
 import { deleted, type Command, type CommandContext } from '../../commands/command.js';
 import {
   createCommand,
+  fieldsOf,
   findTarget,
   updateCommand,
   type RecordCheck,
@@ -16,9 +17,17 @@ import { readOnlyOf } from '../responseFields.js';
 import { tagReference } from '../tags/schema.js';
 import { userReference } from '../users/schema.js';
 import { presentDonor } from './present.js';
-import { countMembers, deleteDonor, donorHasGifts, findDonorRole } from './queries.js';
+import { presentRecurringGift } from '../recurringGifts/present.js';
+import {
+  countMembers,
+  deleteDonor,
+  donorHasGifts,
+  findDonorRole,
+  pauseActiveRecurringGifts,
+} from './queries.js';
 import { donorDetailResponse } from './response.js';
 import {
+  communicationRestrictions,
   donorDefaults,
   donorIdentity,
   donorShape,
@@ -129,6 +138,70 @@ async function checkTags(ctx: CommandContext, check: RecordCheck<DonorRow>): Pro
 }
 
 /**
+ * constituents.md §3: `deceased_on` only with `status` `deceased`. A PATCH that moves a donor
+ * away from `deceased` without sending `deceased_on` clears it (storeDonor): the date belongs to
+ * the status, and refusing would make every such PATCH send `"deceased_on": null` as well.
+ */
+function checkFlags({ record, validation, valid }: RecordCheck<DonorRow>): void {
+  if (
+    validation.sent.has('deceased_on') &&
+    valid('deceased_on') &&
+    !validation.invalid.has('status') &&
+    record.status !== 'deceased'
+  ) {
+    validation.errors.push({
+      param: 'deceased_on',
+      code: 'not_allowed',
+      message: 'is allowed only with status deceased',
+    });
+  }
+  if (!validation.sent.has('communication_restrictions') || !valid('communication_restrictions'))
+    return;
+  const values = record.communication_restrictions as string[];
+  values.forEach((value, index) => {
+    if (values.indexOf(value) < index)
+      validation.errors.push({
+        param: `communication_restrictions.${index}`,
+        code: 'invalid_value',
+        message: 'lists a restriction twice',
+      });
+  });
+}
+
+/** The stored fields: restrictions in their one order, `deceased_on` only while deceased. */
+function storeDonor(record: Record<string, unknown>): DonorFields {
+  const fields = fieldsOf<DonorFields>(donorsResource, record);
+  const restrictions = new Set(fields.communication_restrictions);
+  return {
+    ...fields,
+    communication_restrictions: communicationRestrictions.filter((value) =>
+      restrictions.has(value),
+    ),
+    deceased_on: fields.status === 'deceased' ? fields.deceased_on : null,
+  };
+}
+
+/**
+ * A donor becoming deceased by an update pauses its active recurring gifts in the same
+ * transaction, each announced by its own `recurring_gift.updated` (integration.md §1). A donor
+ * created deceased has none; one already deceased has had its gifts paused already.
+ */
+async function pauseGivingOfDeceased(
+  ctx: CommandContext,
+  row: DonorRow,
+  existing: DonorRow | null,
+): Promise<DonorRow> {
+  if (!existing || existing.status === 'deceased' || row.status !== 'deceased') return row;
+  for (const paused of await pauseActiveRecurringGifts(ctx.db, ctx.institution.id, row.id))
+    ctx.consequences?.push({
+      objectType: 'recurring_gift',
+      happened: 'updated',
+      object: presentRecurringGift(paused),
+    });
+  return row;
+}
+
+/**
  * The role's names, a unique email and external id, an active assigned user, the tags and the
  * household; a Household with members keeps its role.
  */
@@ -167,6 +240,7 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   }
   await checkTags(ctx, check);
   await checkHousehold(ctx, check);
+  checkFlags(check);
 }
 
 const emailOmitted = (body: JsonObject) =>
@@ -195,6 +269,8 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
     } satisfies FieldError,
   },
   rules: donorRules,
+  store: storeDonor,
+  afterWrite: pauseGivingOfDeceased,
   present: presentDonor,
 };
 

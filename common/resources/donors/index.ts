@@ -53,12 +53,17 @@ export const donors: ResourceDescriptor = {
         'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household, or has ' +
         String(maxHouseholdMembers) +
         ' members already: a household is a family, and `member_ids` stays bounded). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
+      deceased_on:
+        'The date of death, only with `status` `deceased` (422 `not_allowed` otherwise). An update that moves the donor away from `deceased` clears it.',
+      communication_restrictions:
+        'A set: each value once (422 `invalid_value` at `communication_restrictions.N`), in any order; stored and answered in the order of the enumeration. `[]` for none.',
     },
     rules: [
       'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',
       '`status` `deceased` applies only to an Individual (422 `invalid_value`).',
       '`email` is optional but unique per institution, case-insensitively: a donor without one has no duplicate protection, so a create without `email` must send an `Idempotency-Key` (400 `idempotency_key_required`).',
       '`assigned_user_id` must name an active user of the institution (422 `reference_not_found` / `reference_inactive`).',
+      'A donor becoming `deceased` by an update pauses its active recurring gifts in the same transaction, each announced by its own `recurring_gift.updated` event (paused and cancelled ones stay as they are; a donor already deceased pauses nothing new). A dry run answers the same donor and pauses nothing.',
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
       'Households: an Individual belongs to at most one household through `household_id`. A Household’s `GET` carries read-only `member_ids` (its current members by donor id, ascending) and `giving` that counts the gifts and open pledges of the household and of its current members as one donor’s, each gift once (see `giving`). A Household keeps its role while it has members (409 `resource_in_use`).',
     ].join('\n\n'),

@@ -46,6 +46,8 @@ export function presentDonor(
     gives_anonymously: row.gives_anonymously,
     tag_ids: row.tag_ids,
     household_id: row.household_id,
+    deceased_on: row.deceased_on,
+    communication_restrictions: row.communication_restrictions,
     ...(giving
       ? {
           giving: {

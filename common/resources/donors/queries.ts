@@ -1,4 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
+import { recurringGiftTable, type RecurringGiftRow } from '../recurringGifts/schema.js';
+import { columnsOf } from '../table.js';
 import { givingRow, type GivingRow } from './schema.js';
 
 /**
@@ -122,4 +125,33 @@ export async function deleteDonor(
   await db.query(
     sql.unsafe`DELETE FROM donors WHERE institution_id = ${institutionId} AND id = ${id}`,
   );
+}
+
+/**
+ * constituents.md §3: a donor who has died gives no more. Pauses the donor's active recurring
+ * gifts (paused and cancelled ones stay as they are) and answers them as they now are, by id.
+ */
+export async function pauseActiveRecurringGifts(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<RecurringGiftRow[]> {
+  const rows = await db.any(sql.type(recurringGiftTable.row)`
+    UPDATE recurring_gifts SET status = 'paused', updated_at = now()
+    WHERE institution_id = ${institutionId} AND donor_id = ${donorId} AND status = 'active'
+    RETURNING ${columnsOf(recurringGiftTable)}`);
+  return [...(rows as readonly RecurringGiftRow[])].sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The donor's status as last committed. Read after the caller's lock on the donor (KEY SHARE,
+ * which waits for a PATCH holding it FOR UPDATE), it sees that PATCH's outcome.
+ */
+export function findDonorStatus(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(z.object({ status: z.string() }))`
+    SELECT status FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId}`);
 }

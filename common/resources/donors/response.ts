@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
-import { donorRoles, donorStatuses, maxHouseholdMembers } from './schema.js';
+import {
+  communicationRestrictions,
+  donorRoles,
+  donorStatuses,
+  maxHouseholdMembers,
+} from './schema.js';
 
 const line = z.string().nullable();
 
@@ -68,6 +73,15 @@ export const donorResponse = z.object({
     .nullable()
     .describe(
       'The household (a donor of role `Household`) this Individual belongs to; null for none.',
+    ),
+  deceased_on: calendarDay
+    .nullable()
+    .describe('The date of death; only with `status` `deceased`, null otherwise.'),
+  communication_restrictions: z
+    .array(z.enum(communicationRestrictions))
+    .max(communicationRestrictions.length)
+    .describe(
+      'What the donor does not allow, each once, in this one order whatever order was sent; `[]` for none.',
     ),
   ...timestamps,
 });

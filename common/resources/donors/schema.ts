@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import { countryCodes } from '../../validation/countries.js';
-import { email, flag, oneOf, recordId, text } from '../../validation/fields.js';
+import { calendarDate, email, flag, oneOf, recordId, text } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
 import type { Table } from '../table.js';
@@ -23,6 +23,19 @@ export const donorRoles = [
 ] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
 export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
+/**
+ * constituents.md §3, in the one order they are stored and returned in (a set: the order a
+ * client sends them in is not kept).
+ */
+export const communicationRestrictions = [
+  'do_not_solicit',
+  'do_not_mail',
+  'do_not_email',
+  'do_not_call',
+  'do_not_sms',
+  'no_data_sharing',
+] as const;
+export type CommunicationRestriction = (typeof communicationRestrictions)[number];
 /** A household's members at most: a family, not a mailing list; and `member_ids` stays bounded. */
 export const maxHouseholdMembers = 100;
 
@@ -57,6 +70,12 @@ const tagIds = z
   .array(recordId, { message: 'must be an array of tag ids' })
   .max(50, { message: 'must list at most 50 tags' });
 
+const restrictionList = z
+  .array(oneOf(communicationRestrictions), { message: 'must be an array of restrictions' })
+  .max(communicationRestrictions.length, {
+    message: `must list at most ${communicationRestrictions.length} restrictions`,
+  });
+
 export const donorShape: Shape = {
   role: { schema: oneOf(donorRoles), required: true },
   first_name: { schema: text(100), nullable: true },
@@ -71,6 +90,8 @@ export const donorShape: Shape = {
   gives_anonymously: { schema: flag },
   tag_ids: { schema: tagIds },
   household_id: { schema: recordId, nullable: true },
+  deceased_on: { schema: calendarDate, nullable: true },
+  communication_restrictions: { schema: restrictionList },
 };
 
 export const donorDefaults = {
@@ -86,6 +107,8 @@ export const donorDefaults = {
   gives_anonymously: false,
   tag_ids: [],
   household_id: null,
+  deceased_on: null,
+  communication_restrictions: [],
 };
 
 export const donorRow = z.object({
@@ -103,6 +126,8 @@ export const donorRow = z.object({
   gives_anonymously: z.boolean(),
   tag_ids: z.array(z.number()),
   household_id: z.number().nullable(),
+  deceased_on: z.string().nullable(),
+  communication_restrictions: z.array(z.enum(communicationRestrictions)),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -113,10 +138,16 @@ export const donorTable: Table<DonorRow, DonorFields> = {
   name: 'donors',
   row: donorRow,
   // int8[] would arrive as strings: read as JSON, whose numbers are the ids.
-  readAs: { tag_ids: sql.fragment`to_jsonb(tag_ids)` },
+  readAs: {
+    tag_ids: sql.fragment`to_jsonb(tag_ids)`,
+    deceased_on: sql.fragment`deceased_on::text`,
+    communication_restrictions: sql.fragment`to_jsonb(communication_restrictions)`,
+  },
   writeAs: {
     address: (address) => (address ? sql.jsonb(address) : null),
     tag_ids: (ids) => sql.array(ids, 'int8'),
+    deceased_on: (date) => (date === null ? null : sql.fragment`${date}::date`),
+    communication_restrictions: (values) => sql.array(values, 'text'),
   },
 };
 

@@ -9,6 +9,7 @@ import {
 import { errors } from '../../errors.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
 import { checkDesignations, type Designation } from '../designations.js';
+import { findDonorStatus } from '../donors/queries.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
 import { readOnlyOf } from '../responseFields.js';
@@ -59,8 +60,17 @@ async function recurringGiftRules(ctx: CommandContext, check: RecurringGiftCheck
       message: 'cannot change: the payments are this donor’s gifts; cancel and start a new one',
     });
   } else if (!existing && valid('donor_id')) {
-    const found = await checkReference(ctx, donorReference, record.donor_id as number, 'donor_id');
+    const donorId = record.donor_id as number;
+    const found = await checkReference(ctx, donorReference, donorId, 'donor_id');
     if (found) validation.errors.push(found);
+    // A deceased donor gives no more (constituents.md §3). After checkReference's lock, so a
+    // create racing the PATCH that makes the donor deceased sees it and is refused.
+    else if ((await findDonorStatus(ctx.db, ctx.institution.id, donorId)) === 'deceased')
+      validation.errors.push({
+        param: 'donor_id',
+        code: 'reference_inactive',
+        message: 'names a donor that is deceased',
+      });
   }
   const newFunds = checkDesignations(check);
   validation.errors.push(...(await checkReferencesAt(ctx, fundReference, newFunds)));

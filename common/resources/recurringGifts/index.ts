@@ -19,12 +19,14 @@ export const recurringGifts: ResourceDescriptor = {
   commands: { create: createRecurringGift, update: updateRecurringGiftCommand },
   list: recurringGiftList,
   retrieve: retrieveFrom(recurringGiftTable, presentRecurringGift),
+  // A donor becoming deceased pauses its active recurring gifts (constituents.md §3).
+  consequences: [{ happened: 'updated', by: { method: 'PATCH', path: '/api/v1/donors/{id}' } }],
   text: {
     tag: 'Recurring gifts',
     component: 'RecurringGift',
     notes: {
       donor_id:
-        'A donor of the institution. It cannot change afterwards (422 `not_allowed`): the payments are this donor’s gifts.',
+        'A donor of the institution, not deceased (422 `reference_inactive`: a donor becoming deceased pauses its active recurring gifts). It cannot change afterwards (422 `not_allowed`): the payments are this donor’s gifts.',
       amount: 'What each payment is expected to be; payments may differ from it.',
       currency: 'Defaults to the institution’s currency.',
       frequency: 'How often a payment is expected.',

@@ -716,24 +716,33 @@ function childRetrieveOperation(
   };
 }
 
-/** GET /things/{id}/<children>: the parent's records, newest first. */
-function childListOperation(
-  resource: ResourceDescriptor,
-  child: ChildCollectionDescriptor,
-  needs: Needs,
-): JsonSchema {
-  const { component } = child.text;
-  needs.responses.set(component, child.response);
-  needs.responses.set(`${component}List`, listEnvelope(child.list.endpoint, child.response));
+/** What a list mounted under one record of another resource shows in the document. */
+interface NestedList {
+  component: string;
+  response: ChildCollectionDescriptor['response'];
+  list: ChildCollectionDescriptor['list'];
+  filterNotes: ChildCollectionDescriptor['text']['filterNotes'];
+  parentLabel: string;
+  tag: string;
+  operationId: string;
+  summary: string;
+  description: string;
+}
+
+/** GET /parents/{id}/<name>: a page of the records that belong to (or concern) one record. */
+function nestedListOperation(nested: NestedList, needs: Needs): JsonSchema {
+  const { component } = nested;
+  needs.responses.set(component, nested.response);
+  needs.responses.set(`${component}List`, listEnvelope(nested.list.endpoint, nested.response));
   return {
-    operationId: `list${component}s`,
-    summary: `List ${article(resource.label).replace(/^an? /, 'a ')}’s ${child.name}`,
-    description: `The ${child.name} of one ${resource.label}, newest first (404 when the ${resource.label} is not the caller’s).\n\nCursor pagination: see the introduction. A cursor belongs to its ${resource.label}.`,
-    tags: [resource.text.tag],
+    operationId: nested.operationId,
+    summary: nested.summary,
+    description: `${nested.description}\n\nCursor pagination: see the introduction. A cursor belongs to its ${nested.parentLabel}.`,
+    tags: [nested.tag],
     parameters: [
-      idPathParameter(resource.label),
+      idPathParameter(nested.parentLabel),
       ...pageParameters,
-      ...filterParameters(child.list, child.text.filterNotes),
+      ...filterParameters(nested.list, nested.filterNotes),
     ],
     responses: {
       '200': success('One page of the list.', schemaRef(`${component}List`)),
@@ -743,31 +752,48 @@ function childListOperation(
   };
 }
 
+/** GET /things/{id}/<children>: the parent's records, newest first. */
+function childListOperation(
+  resource: ResourceDescriptor,
+  child: ChildCollectionDescriptor,
+  needs: Needs,
+): JsonSchema {
+  return nestedListOperation(
+    {
+      component: child.text.component,
+      response: child.response,
+      list: child.list,
+      filterNotes: child.text.filterNotes,
+      parentLabel: resource.label,
+      tag: resource.text.tag,
+      operationId: `list${child.text.component}s`,
+      summary: `List ${article(resource.label).replace(/^an? /, 'a ')}’s ${child.name}`,
+      description: `The ${child.name} of one ${resource.label}, newest first (404 when the ${resource.label} is not the caller’s).`,
+    },
+    needs,
+  );
+}
+
 /** GET /others/{id}/<name>: the resource's records that concern one record of another resource. */
 function listedUnderOperation(
   resource: ResourceDescriptor,
   listed: RecordListDescriptor,
   needs: Needs,
 ): JsonSchema {
-  const { component } = resource.text;
-  needs.responses.set(component, resource.response);
-  needs.responses.set(`${component}List`, listEnvelope(listed.list.endpoint, resource.response));
-  return {
-    operationId: listed.text.operationId,
-    summary: listed.text.summary,
-    description: `${listed.text.description}\n\nCursor pagination: see the introduction. A cursor belongs to its ${listed.parent.label}.`,
-    tags: [resource.text.tag],
-    parameters: [
-      idPathParameter(listed.parent.label),
-      ...pageParameters,
-      ...filterParameters(listed.list, listed.text.filterNotes),
-    ],
-    responses: {
-      '200': success('One page of the list.', schemaRef(`${component}List`)),
-      ...errorResponses(listErrors({ extra: ['resource_not_found'] }), needs),
-      ...anyError,
+  return nestedListOperation(
+    {
+      component: resource.text.component,
+      response: resource.response,
+      list: listed.list,
+      filterNotes: listed.text.filterNotes,
+      parentLabel: listed.parent.label,
+      tag: resource.text.tag,
+      operationId: listed.text.operationId,
+      summary: listed.text.summary,
+      description: listed.text.description,
     },
-  };
+    needs,
+  );
 }
 
 /** The OpenAPI operation of one route of the table. */

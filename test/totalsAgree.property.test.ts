@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { allRows } from './helpers/allRows.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+import { checkAfterEveryStep } from './helpers/stepWorld.js';
 
 /**
  * giving.md §7, over any sequence of money operations: after every step, the sum of fund
@@ -344,15 +345,8 @@ class World {
 }
 
 test('totals agree, soft credits count by their gifts’ net amounts, and receipt numbers are 1..N after every step of any sequence of money operations', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (operations) => {
-      const world = new World(await service.createTenant());
-      await world.setUp();
-      for (const operation of operations) {
-        await world.apply(operation);
-        await world.check();
-      }
-    }),
-    { numRuns: 25 },
-  );
+  await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
+    maxLength: 14,
+    numRuns: 25,
+  });
 }, 240_000);

@@ -15,7 +15,7 @@ import { sql } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { freePort, until } from './processes.js';
 import { printPhases, runPhase } from './phases.js';
-import { insertBenchRecords, withBenchStack } from './stack.js';
+import { convertAtPar, insertBenchRecords, withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
                'reason', 'household')),
              ARRAY[${giver}::bigint]
       FROM generate_series(1, 2000) AS n`);
+    await convertAtPar(pool, id);
     await pool.query(sql.unsafe`ANALYZE gifts, gift_refunds`);
     const detail = await runPhase(
       'GET /donors/{id}: 10,000 gifts, 1,000 refunds, 2,000 soft credits',
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
              jsonb_build_array(jsonb_build_object('fund_id', ${fundIds[1]!}::bigint, 'amount', 25))
       FROM gifts g
       WHERE g.institution_id = ${id} AND g.amount_refunded > 0 AND ${fundIds[1]!}::bigint = ANY(g.fund_ids)`);
+    await convertAtPar(pool, id);
     await pool.query(sql.unsafe`ANALYZE donors, gifts, gift_refunds`);
     const householdDetail = await runPhase(
       'GET /donors/{id}: a household of 6 members, 20,000 gifts among them',

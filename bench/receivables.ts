@@ -13,7 +13,7 @@ import { sql } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { freePort, until } from './processes.js';
 import { printPhases, runPhase, type Phase } from './phases.js';
-import { insertBenchRecords, withBenchStack } from './stack.js';
+import { convertAtPar, insertBenchRecords, withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -29,9 +29,11 @@ async function main(): Promise<void> {
     // Pledges of 1,200.00 in 12 monthly installments of 100.00 from 2026-01-31 (clamped to each
     // month's end, as the service expands them); every fifth one has 150.00 paid.
     await pool.query(sql.unsafe`
-      INSERT INTO pledges (institution_id, donor_id, amount, pledge_date, designations, fund_ids,
-                           schedule, installments, amount_paid, next_due_on, fund_outstanding)
-      SELECT ${id}, ${firstDonor}::bigint + (n % 1000), 1200, DATE '2026-01-01',
+      INSERT INTO pledges (institution_id, donor_id, amount, currency, exchange_rate, base_amount,
+                           pledge_date, designations, fund_ids, schedule, installments,
+                           amount_paid, base_amount_paid, base_balance, next_due_on,
+                           fund_outstanding)
+      SELECT ${id}, ${firstDonor}::bigint + (n % 1000), 1200, 'USD', 1, 1200, DATE '2026-01-01',
              jsonb_build_array(jsonb_build_object('fund_id', ${firstFund}::bigint + (n % 3), 'amount', 1200)),
              ARRAY[${firstFund}::bigint + (n % 3)],
              '{"frequency": "monthly", "installments": 12, "first_due_on": "2026-01-31"}'::jsonb,
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
                 'due_on', (date_trunc('month', DATE '2026-01-01' + make_interval(months => k - 1))
                            + interval '1 month - 1 day')::date::text) ORDER BY k)
               FROM generate_series(1, 12) AS k),
-             CASE WHEN n % 5 = 0 THEN 150 ELSE 0 END,
+             CASE WHEN n % 5 = 0 THEN 150 ELSE 0 END, CASE WHEN n % 5 = 0 THEN 150 ELSE 0 END,
+             CASE WHEN n % 5 = 0 THEN 1050 ELSE 1200 END,
              CASE WHEN n % 5 = 0 THEN DATE '2026-02-28' ELSE DATE '2026-01-31' END,
              jsonb_build_array(jsonb_build_object('fund_id', ${firstFund}::bigint + (n % 3),
                'amount', CASE WHEN n % 5 = 0 THEN 1050 ELSE 1200 END))
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
                'amount_refunded', 0)),
              ARRAY[${firstFund}::bigint]
       FROM generate_series(1, ${PLEDGES}) AS n`);
+    await convertAtPar(pool, id);
     await pool.query(sql.unsafe`ANALYZE pledges, gifts`);
 
     const port = await freePort();

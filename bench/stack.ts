@@ -87,3 +87,25 @@ export async function insertBenchRecords(
     FROM generate_series(1, ${counts.funds}::int) AS n RETURNING id`);
   return { donorIds: donorIds.map(Number), fundIds: fundIds.map(Number) };
 }
+
+/**
+ * Gives the gifts and refunds a bench inserted directly in the base currency their rate (1) and
+ * base amounts, as the service writes them, so that totals sum what the service would.
+ */
+export async function convertAtPar(pool: DatabasePool, institutionId: number): Promise<void> {
+  await pool.query(sql.unsafe`
+    UPDATE gifts g
+    SET exchange_rate = 1, base_amount = g.amount, base_amount_refunded = g.amount_refunded,
+        designations = coalesce((
+          SELECT jsonb_agg(part || jsonb_build_object('base_amount', part -> 'amount',
+                   'base_amount_refunded', part -> 'amount_refunded') ORDER BY ordinality)
+          FROM jsonb_array_elements(g.designations) WITH ORDINALITY AS t(part, ordinality)), '[]'),
+        soft_credits = coalesce((
+          SELECT jsonb_agg(credit || jsonb_build_object('base_amount', credit -> 'amount')
+                   ORDER BY ordinality)
+          FROM jsonb_array_elements(g.soft_credits) WITH ORDINALITY AS t(credit, ordinality)), '[]')
+    WHERE g.institution_id = ${institutionId} AND g.exchange_rate IS NULL`);
+  await pool.query(sql.unsafe`
+    UPDATE gift_refunds SET base_amount = amount
+    WHERE institution_id = ${institutionId} AND base_amount IS NULL`);
+}

@@ -23,7 +23,8 @@ export type FieldErrorCode =
   | 'already_in_use'
   | 'insufficient_fund_balance'
   | 'designation_total_mismatch'
-  | 'exceeds_pledge_balance';
+  | 'exceeds_pledge_balance'
+  | 'exchange_rate_missing';
 
 export interface FieldError {
   param: string;

@@ -57,6 +57,7 @@ describe('POST /gifts/{id}/refunds', () => {
       id: expect.any(Number),
       gift_id: gift.id,
       amount: 30.5,
+      base_amount: 30.5,
       refund_date: '2026-04-01',
       reason: 'Charged twice',
       designations: [],
@@ -94,14 +95,17 @@ describe('POST /gifts/{id}/refunds', () => {
     const fund = await createFund();
     const gift = await createGift(80, [{ fund_id: fund, amount: 80 }]);
     const body = await refund(gift.id, { amount: 20, refund_date: '2026-03-15' });
-    expect(body).toMatchObject({ reason: null, designations: [{ fund_id: fund, amount: 20 }] });
+    expect(body).toMatchObject({
+      reason: null,
+      designations: [{ fund_id: fund, amount: 20, base_amount: 20 }],
+    });
     expect(await storedGift(gift.id)).toMatchObject({
       amount_refunded: '20.00',
       designations: [{ fund_id: fund, amount: 80, amount_refunded: 20 }],
     });
     expect(await fundReceived(fund)).toBe(60);
     expect((await getGift(gift.id)).designations).toEqual([
-      { fund_id: fund, amount: 80, amount_refunded: 20 },
+      { fund_id: fund, amount: 80, amount_refunded: 20, base_amount: 80 },
     ]);
   });
 
@@ -120,8 +124,8 @@ describe('POST /gifts/{id}/refunds', () => {
       ],
     });
     expect(first.designations).toEqual([
-      { fund_id: b, amount: 40 },
-      { fund_id: a, amount: 10 },
+      { fund_id: b, amount: 40, base_amount: 40 },
+      { fund_id: a, amount: 10, base_amount: 10 },
     ]);
     expect(await storedGift(gift.id)).toMatchObject({
       amount_refunded: '50.00',
@@ -186,9 +190,10 @@ describe('POST /gifts/{id}/refunds', () => {
         id: 0,
         gift_id: gift.id,
         amount: 30,
+        base_amount: 30,
         refund_date: '2026-03-16',
         reason: 'Returned',
-        designations: [{ fund_id: fund, amount: 30 }],
+        designations: [{ fund_id: fund, amount: 30, base_amount: 30 }],
         created_at: expect.stringMatching(ISO_MS),
       });
     }
@@ -200,9 +205,10 @@ describe('POST /gifts/{id}/refunds', () => {
       id: 0,
       gift_id: gift.id,
       amount: 30,
+      base_amount: 30,
       refund_date: '2026-03-16',
       reason: 'Returned',
-      designations: [{ fund_id: fund, amount: 30 }],
+      designations: [{ fund_id: fund, amount: 30, base_amount: 30 }],
       created_at: '',
     });
   });

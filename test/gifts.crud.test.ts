@@ -207,6 +207,7 @@ describe('gift CRUD', () => {
     expect(dry.body).toEqual({
       ...gift,
       amount: 12.34,
+      base_amount: 12.34,
       net_amount: 12.34,
       subject: 'Preview',
       updated_at: expect.stringMatching(ISO_MS),

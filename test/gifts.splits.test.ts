@@ -58,13 +58,25 @@ describe('designations', () => {
     );
     expect(gift.fund_id).toBeNull();
     expect(gift.designations).toEqual([
-      { fund_id: ids.fund, amount: 60.05, amount_refunded: 0 },
-      { fund_id: more.fundB, amount: 40.05, amount_refunded: 0 },
+      { fund_id: ids.fund, amount: 60.05, amount_refunded: 0, base_amount: 60.05 },
+      { fund_id: more.fundB, amount: 40.05, amount_refunded: 0, base_amount: 40.05 },
     ]);
     expect(await storedSplit(gift.id)).toEqual({
       designations: [
-        { fund_id: ids.fund, amount: 60.05, amount_refunded: 0 },
-        { fund_id: more.fundB, amount: 40.05, amount_refunded: 0 },
+        {
+          fund_id: ids.fund,
+          amount: 60.05,
+          amount_refunded: 0,
+          base_amount: 60.05,
+          base_amount_refunded: 0,
+        },
+        {
+          fund_id: more.fundB,
+          amount: 40.05,
+          amount_refunded: 0,
+          base_amount: 40.05,
+          base_amount_refunded: 0,
+        },
       ],
       soft_credits: [],
       fund_ids: [ids.fund, more.fundB],
@@ -80,13 +92,15 @@ describe('designations', () => {
   test('fund_id is the shorthand for one designation of the whole amount, and follows the amount', async () => {
     const gift = await postGift(giftBody({ amount: 30, fund_id: more.fundC }));
     expect(gift.fund_id).toBe(more.fundC);
-    expect(gift.designations).toEqual([{ fund_id: more.fundC, amount: 30, amount_refunded: 0 }]);
+    expect(gift.designations).toEqual([
+      { fund_id: more.fundC, amount: 30, amount_refunded: 0, base_amount: 30 },
+    ]);
     const patched = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { amount: 45.5 },
     });
     expect(patched.status).toBe(200);
     expect(patched.body.designations).toEqual([
-      { fund_id: more.fundC, amount: 45.5, amount_refunded: 0 },
+      { fund_id: more.fundC, amount: 45.5, amount_refunded: 0, base_amount: 45.5 },
     ]);
     const cleared = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { fund_id: null },
@@ -143,8 +157,8 @@ describe('designations', () => {
     });
     expect(resplit.status).toBe(200);
     expect(resplit.body.designations).toEqual([
-      { fund_id: ids.fund, amount: 5, amount_refunded: 0 },
-      { fund_id: more.fundB, amount: 20, amount_refunded: 0 },
+      { fund_id: ids.fund, amount: 5, amount_refunded: 0, base_amount: 5 },
+      { fund_id: more.fundB, amount: 20, amount_refunded: 0, base_amount: 20 },
     ]);
   });
 
@@ -157,7 +171,7 @@ describe('designations', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.designations).toEqual([
-      { fund_id: fund.id, amount: 13, amount_refunded: 0 },
+      { fund_id: fund.id, amount: 13, amount_refunded: 0, base_amount: 13 },
     ]);
   });
 });
@@ -179,8 +193,8 @@ describe('soft credits and giving', () => {
       }),
     );
     expect(gift.soft_credits).toEqual([
-      { donor_id: spouse.id, amount: 500, reason: 'household' },
-      { donor_id: more.solicitor, amount: 250, reason: 'solicitor' },
+      { donor_id: spouse.id, amount: 500, reason: 'household', base_amount: 500 },
+      { donor_id: more.solicitor, amount: 250, reason: 'solicitor', base_amount: 250 },
     ]);
     expect(await fundTotal(ids.fund)).toBeCloseTo(before + 500, 2);
     expect(await giving(spouse.id)).toEqual({

@@ -105,24 +105,34 @@ describe('currency', () => {
     expect(main.body.currency).toBe('USD');
   });
 
-  test('keeps an explicit currency other than the default', async () => {
+  test('keeps an explicit currency other than the default, at the rate sent', async () => {
     const response = await service.call<Gift>('POST', '/api/v1/gifts', {
-      body: giftBody({ currency: 'GBP' }),
+      body: giftBody({ currency: 'GBP', exchange_rate: 1.27 }),
     });
     expect(response.status).toBe(201);
-    expect(response.body.currency).toBe('GBP');
+    expect(response.body).toMatchObject({
+      currency: 'GBP',
+      exchange_rate: 1.27,
+      base_amount: 31.75,
+    });
     expect((await giftRow(response.body.id))?.currency).toBe('GBP');
   });
 
   test('a PATCH that does not send currency keeps the stored one', async () => {
     const gift = await created<Gift>(
-      service.call('POST', '/api/v1/gifts', { body: giftBody({ currency: 'JPY' }) }),
+      service.call('POST', '/api/v1/gifts', {
+        body: giftBody({ currency: 'JPY', exchange_rate: 0.0067 }),
+      }),
     );
     const patched = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { subject: 'Renamed' },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.currency).toBe('JPY');
+    expect(patched.body).toMatchObject({
+      currency: 'JPY',
+      exchange_rate: 0.0067,
+      base_amount: 0.17,
+    });
   });
 });
 

@@ -406,7 +406,7 @@ describe('the currency of an institution with money records', () => {
     expect((await read(tenant.key)).currency).toBe('USD');
   });
 
-  test('a gift created while the currency change is under way waits for the change to commit', async () => {
+  test('a gift created while the currency change is under way waits for it, and is in the new currency', async () => {
     const tenant = await freshTenant();
     const key = freshKey();
     // The change has locked the institution, checked and updated it, and waits to store its
@@ -419,9 +419,11 @@ describe('the currency of an institution with money records', () => {
       { key: tenant.key, headers: { 'Idempotency-Key': key } },
     );
     await waitFor(async () => (await lockWaits(receiptStore)) === 1, 10_000, 'the change held');
-    const gift = service.call('POST', '/api/v1/gifts', {
+    // Sent no currency, it takes the base currency as committed when it commits, not the one
+    // the API knew when it was queued.
+    const gift = service.call<{ id: number }>('POST', '/api/v1/gifts', {
       key: tenant.key,
-      body: { ...giftOf(tenant.donorId), currency: 'EUR' },
+      body: giftOf(tenant.donorId),
     });
     // The gift waits on the change's lock: answered (committed) now, it did not.
     const early = await Promise.race([
@@ -437,6 +439,10 @@ describe('the currency of an institution with money records', () => {
       gift: 201,
     });
     expect((await read(tenant.key)).currency).toBe('EUR');
+    const stored = await service.db.one(sql.unsafe`
+      SELECT currency, exchange_rate::text, base_amount::text FROM gifts
+      WHERE id = ${made.body.id}`);
+    expect(stored).toEqual({ currency: 'EUR', exchange_rate: '1.000000', base_amount: '25.00' });
   });
 });
 

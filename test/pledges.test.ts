@@ -110,6 +110,9 @@ describe('POST /pledges', () => {
       object: 'pledge',
       donor_id: ids.donor,
       amount: 100,
+      currency: 'USD',
+      exchange_rate: 1,
+      base_amount: 100,
       pledge_date: '2024-01-01',
       fund_id: null,
       designations: [
@@ -125,6 +128,8 @@ describe('POST /pledges', () => {
       amount_paid: 0,
       balance: 100,
       amount_written_off: 0,
+      base_amount_paid: 0,
+      base_balance: 100,
       status: 'open',
       next_due_on: '2024-01-31',
       overdue_amount: 100,
@@ -361,8 +366,8 @@ describe('payments', () => {
     expect(first.status).toBe(201);
     // 66.67% of 40.00 is 26.668, rounded down; the cent left over goes to the last fund.
     expect(first.body.designations).toEqual([
-      { fund_id: ids.fundA, amount: 26.66, amount_refunded: 0 },
-      { fund_id: ids.fundB, amount: 13.34, amount_refunded: 0 },
+      { fund_id: ids.fundA, amount: 26.66, amount_refunded: 0, base_amount: 26.66 },
+      { fund_id: ids.fundB, amount: 13.34, amount_refunded: 0, base_amount: 13.34 },
     ]);
     expect(first.body.pledge_id).toBe(pledge.id);
     let now = await getPledge(pledge.id);
@@ -387,7 +392,9 @@ describe('payments', () => {
     // The payment's own split wins over the pledge's.
     const own = await pay(pledge.id, 60, { fund_id: ids.fundB });
     expect(own.status).toBe(201);
-    expect(own.body.designations).toEqual([{ fund_id: ids.fundB, amount: 60, amount_refunded: 0 }]);
+    expect(own.body.designations).toEqual([
+      { fund_id: ids.fundB, amount: 60, amount_refunded: 0, base_amount: 60 },
+    ]);
     now = await getPledge(pledge.id);
     expect({
       status: now.status,
@@ -749,7 +756,9 @@ describe('figures', () => {
         pledge_id: later.id,
         donor_id: donor,
         amount: 10,
+        currency: 'USD',
         balance: 10,
+        base_balance: 10,
         overdue_amount: 0,
         next_due_on: '2026-05-01',
       },
@@ -758,7 +767,9 @@ describe('figures', () => {
         pledge_id: split.id,
         donor_id: donor,
         amount: 100,
+        currency: 'USD',
         balance: 90,
+        base_balance: 90,
         overdue_amount: 40,
         next_due_on: '2026-03-01',
       },

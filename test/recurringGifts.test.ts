@@ -166,6 +166,8 @@ describe('POST /recurring-gifts', () => {
       donor_id: ids.donor,
       amount: 40.5,
       currency: 'USD',
+      exchange_rate: 1,
+      base_amount: 40.5,
       frequency: 'monthly',
       start_on: '2026-01-31',
       fund_id: ids.fund,
@@ -200,6 +202,7 @@ describe('POST /recurring-gifts', () => {
     const recurring = await createRecurring({
       amount: 100,
       currency: 'EUR',
+      exchange_rate: 1.085,
       frequency: 'quarterly',
       status: 'paused',
       designations: [
@@ -209,6 +212,8 @@ describe('POST /recurring-gifts', () => {
     });
     expect(recurring).toMatchObject({
       currency: 'EUR',
+      exchange_rate: 1.085,
+      base_amount: 108.5,
       fund_id: null,
       designations: [
         { fund_id: ids.fund, amount: 60 },

@@ -76,6 +76,8 @@ describe('what is answered is what is stored', () => {
       recurring_gift_id: null,
       amount: 120.5,
       currency: 'USD',
+      exchange_rate: 1,
+      base_amount: 120.5,
       subject: 'Spring appeal',
       gift_date: '2026-04-01',
       type: 'check',

@@ -98,6 +98,11 @@ export interface SingleStatementCreate {
     fields: object;
     /** The records the guard and the table's foreign keys hold the insert to, by reference. */
     references: readonly { reference: Reference; ids: readonly number[] }[];
+    /**
+     * The base currency the create was judged in (a gift's rate follows from it): the insert
+     * holds only while the institution's is still this one (see baseCurrency).
+     */
+    baseCurrency?: string;
   };
 }
 

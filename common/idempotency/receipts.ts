@@ -321,6 +321,7 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       request_id: event.requestId,
       event_api_key_id: event.apiKeyId,
       fields: create.judged!.fields,
+      base_currency: create.judged!.baseCurrency ?? null,
       ...Object.fromEntries(
         create.judged!.references.map(({ ids }, index) => [`ref_${index}`, ids]),
       ),
@@ -338,6 +339,10 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
         WHERE institution_id = ${institutionId} AND id = ANY(${ids}) ${usable}
         FOR KEY SHARE) AS held) = cardinality(${ids})`;
   });
+  // Held FOR SHARE, as baseCurrency reads it: after waiting for a change of currency, the lock
+  // reads the row as the change left it.
+  const sameBase = sql.fragment`AND (m.base_currency IS NULL OR EXISTS (SELECT 1 FROM institutions
+    WHERE id = ${institutionId} AND currency = m.base_currency FOR SHARE))`;
   const columns = sql.join(
     names.map((name) => sql.identifier([name])),
     sql.fragment`, `,
@@ -352,12 +357,13 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       FROM json_to_recordset(${sql.json(rows)}) AS m(
         member int, api_key_id text, source text, key text, fingerprint text, ttl_seconds int,
         template text, location text, type text, object_type text, request_id text,
-        event_api_key_id text, fields json${sql.join(
+        event_api_key_id text, fields json, base_currency text${sql.join(
           referenceColumns.map((column) => sql.fragment`, ${column} int8[]`),
           sql.fragment``,
         )})
       WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
-        ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}),
+        ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}
+        ${sameBase}),
     inserted AS (
       INSERT INTO ${sql.identifier([table.name])} (institution_id, ${columns})
       SELECT ${institutionId}, ${values}

@@ -121,6 +121,7 @@ const fieldErrorCodes = [
   'insufficient_fund_balance',
   'designation_total_mismatch',
   'exceeds_pledge_balance',
+  'exchange_rate_missing',
 ] as const satisfies readonly FieldErrorCode[];
 
 /** Fails to compile when errors.ts gains a type or field code that the lists above lack. */

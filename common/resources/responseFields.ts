@@ -36,6 +36,21 @@ export const moneyAmount = z
   .describe('A JSON number with at most 2 decimal places.')
   .meta({ examples: [2500] });
 
+/** fundraising.md §2: what a record in another currency was converted at. */
+export const exchangeRateValue = z
+  .number()
+  .describe(
+    'Base-currency units for one unit of `currency`, at most 6 decimal places: 1 in the base currency; otherwise the rate sent, or the latest exchange rate in effect on the record’s date (`/exchange-rates`). Null only on a record made before currencies were kept and not yet given a rate.',
+  )
+  .meta({ examples: [1.0825] });
+
+/** fundraising.md §2: an amount in the institution's base currency, which every total sums. */
+export const baseAmountValue = moneyAmount
+  .nullable()
+  .describe(
+    '`amount` in the institution’s base currency: `amount × exchange_rate`, rounded half-even to the cent. Every total sums these. Read-only.',
+  );
+
 /** `created_at` and `updated_at` of every resource. */
 export const timestamps = {
   created_at: timestamp.describe('When the record was created; the time of a dry run in one.'),

@@ -214,14 +214,15 @@ function insertGifts(
         exp(ln(10) + power(r_amount, 1.8) * ln(5000)) AS raw_amount
       FROM picked
     )
-    INSERT INTO gifts (institution_id, donor_id, amount, currency, subject, gift_date, type,
-                       check_number, designations, fund_ids)
-    SELECT ${institution.id}::int8, donor.id, amount,
-      ${institution.currency}, subject || ' ' || extract(year FROM gift_date)::int, gift_date, type,
+    INSERT INTO gifts (institution_id, donor_id, amount, currency, exchange_rate, base_amount,
+                       subject, gift_date, type, check_number, designations, fund_ids)
+    SELECT ${institution.id}::int8, donor.id, amount, ${institution.currency}, 1, amount,
+      subject || ' ' || extract(year FROM gift_date)::int, gift_date, type,
       CASE WHEN type = 'check' THEN (1001 + floor(random() * 98999))::int::text END,
       CASE WHEN fund.id IS NULL THEN '[]'::jsonb
            ELSE jsonb_build_array(jsonb_build_object(
-             'fund_id', fund.id, 'amount', amount, 'amount_refunded', 0)) END,
+             'fund_id', fund.id, 'amount', amount, 'amount_refunded', 0,
+             'base_amount', amount, 'base_amount_refunded', 0)) END,
       CASE WHEN fund.id IS NULL THEN '{}'::int8[] ELSE ARRAY[fund.id] END
     FROM (SELECT typed.*,
             CASE WHEN r_round < 0.4

@@ -10,13 +10,20 @@ export interface Gift {
   recurring_gift_id: number | null;
   amount: number;
   currency: string;
+  exchange_rate: number | null;
+  base_amount: number | null;
   subject: string;
   gift_date: string;
   type: string;
   check_number: string | null;
   fund_id: number | null;
-  designations: { fund_id: number; amount: number; amount_refunded: number }[];
-  soft_credits: { donor_id: number; amount: number; reason: string }[];
+  designations: {
+    fund_id: number;
+    amount: number;
+    amount_refunded: number;
+    base_amount: number | null;
+  }[];
+  soft_credits: { donor_id: number; amount: number; reason: string; base_amount: number | null }[];
   matches_gift_id: number | null;
   matched_by_gift_ids: number[];
   benefit_amount: number;
@@ -29,10 +36,16 @@ export interface Gift {
   updated_at: string;
 }
 
-/** The money fields of a new gift of `amount`, designated whole to `fundId` when given. */
+/**
+ * The money fields of a new gift of `amount` in the base currency, designated whole to `fundId`
+ * when given.
+ */
 export const freshMoney = (amount: number, fundId: number | null = null) => ({
   recurring_gift_id: null,
-  designations: fundId === null ? [] : [{ fund_id: fundId, amount, amount_refunded: 0 }],
+  exchange_rate: 1,
+  base_amount: amount,
+  designations:
+    fundId === null ? [] : [{ fund_id: fundId, amount, amount_refunded: 0, base_amount: amount }],
   soft_credits: [],
   matches_gift_id: null,
   matched_by_gift_ids: [],

@@ -5,18 +5,20 @@ import { columnsOf } from '../table.js';
 import { givingRow, type GivingRow } from './schema.js';
 
 /**
- * What one soft credit (`credit`, an element of `g.soft_credits`) counts: its amount in
- * proportion to its gift's net amount, amount × net / gift amount, rounded down to the cent. A
+ * What one soft credit (`credit`, an element of `g.soft_credits`) counts, in the base currency
+ * (fundraising.md §2): its base amount in proportion to its gift's net base amount, base amount
+ * × net / gift's base amount, rounded down to the cent. A
  * gift refunded in full counts 0, a credit of the whole gift counts exactly the gift's net, and
  * no credit counts more than its exact share: rounding never makes a cent. (A voided gift's
  * credits do not count at all: the callers take posted gifts only.) Exact in numeric: div()
  * truncates the quotient in whole cents, which × 0.01 gives back with two decimals.
  */
 const countedSoftCredit = sql.fragment`
-  div((credit ->> 'amount')::numeric * (g.amount - g.amount_refunded) * 100, g.amount) * 0.01`;
+  div((credit ->> 'base_amount')::numeric * (g.base_amount - g.base_amount_refunded) * 100,
+      g.base_amount) * 0.01`;
 
 /**
- * The donor's giving (giving.md §2–3): hard credit from its gifts that are not voided, net of
+ * The donor's giving (giving.md §2–3), in the base currency (fundraising.md §2): hard credit from its gifts that are not voided, net of
  * refunds; soft credit from the soft credits other donors' gifts (not voided) give it, each in
  * proportion to its gift's net amount (countedSoftCredit); what its open pledges still owe
  * (giving.md §5).
@@ -37,22 +39,22 @@ export function findGiving(
   return db.one(sql.type(givingRow)`
     SELECT hard.total_amount, hard.gift_count, hard.first_gift_date, hard.last_gift_date,
            soft.soft_credit_total, soft.soft_credit_count, pledged.pledged_outstanding
-    FROM (SELECT coalesce(sum(amount - amount_refunded), 0)::text AS total_amount,
+    FROM (SELECT coalesce(sum(base_amount - base_amount_refunded), 0)::text AS total_amount,
                  count(*)::int AS gift_count,
                  min(gift_date)::text AS first_gift_date, max(gift_date)::text AS last_gift_date
           FROM gifts
           WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
-            AND status = 'posted') hard,
+            AND status = 'posted' AND base_amount IS NOT NULL) hard,
          (SELECT coalesce(sum(${countedSoftCredit}), 0)::text AS soft_credit_total,
                  count(*)::int AS soft_credit_count
           FROM gifts g, jsonb_array_elements(g.soft_credits) AS credit
           WHERE g.institution_id = ${institutionId}
             AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
+            AND g.base_amount IS NOT NULL AND g.base_amount > 0
             AND NOT g.donor_id = ANY(${givers})
             AND (credit ->> 'donor_id')::bigint = ${donorId}) soft,
-         (SELECT coalesce(sum(amount - amount_paid - amount_written_off), 0)::text
-                   AS pledged_outstanding
+         (SELECT coalesce(sum(base_balance), 0)::text AS pledged_outstanding
           FROM pledges
           WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
             AND status = 'open') pledged`);

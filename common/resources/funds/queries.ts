@@ -24,7 +24,8 @@ export function committedAwards(
 /**
  * What the fund received (giving.md §1: its designations of gifts that are not voided, net of
  * what each gave back), its live awards and what its limit leaves, and its share of what open
- * pledges still owe (giving.md §5), as exact text.
+ * pledges still owe (giving.md §5), as exact text. Money is summed in the base currency
+ * (fundraising.md §2): base amounts of designations, base balances of pledges.
  */
 export function findFundTotals(
   db: CommonQueryMethods,
@@ -36,11 +37,12 @@ export function findFundTotals(
            (f.award_limit - awards.committed)::text AS award_capacity_remaining,
            pledged.outstanding::text AS pledged_outstanding
     FROM funds f,
-      LATERAL (SELECT coalesce(sum((part ->> 'amount')::numeric
-                                   - (part ->> 'amount_refunded')::numeric), 0) AS received
+      LATERAL (SELECT coalesce(sum((part ->> 'base_amount')::numeric
+                                   - (part ->> 'base_amount_refunded')::numeric), 0) AS received
                FROM gifts g, jsonb_array_elements(g.designations) AS part
                WHERE g.institution_id = ${institutionId}
                  AND g.fund_ids <> '{}' AND g.fund_ids @> ARRAY[${fundId}::bigint] AND g.status = 'posted'
+                 AND g.base_amount IS NOT NULL
                  AND (part ->> 'fund_id')::bigint = ${fundId}) gifts,
       LATERAL (SELECT coalesce(sum(a.amount), 0) AS committed
                FROM ${liveAwardsOfFund(institutionId, fundId)}) awards,

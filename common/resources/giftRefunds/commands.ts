@@ -11,6 +11,7 @@ import { centsToNumber, sumCents, toCents } from '../../money.js';
 import { requireFields, validateBody, type BodyValidation } from '../../validation/validateBody.js';
 import { netCents } from '../gifts/present.js';
 import { giftIdentity, giftTable, type DesignationInput, type GiftRow } from '../gifts/schema.js';
+import { baseGivenBack } from '../currency.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentGift } from '../gifts/present.js';
 import { presentGiftRefund } from './present.js';
@@ -145,13 +146,55 @@ function judgeRefund(gift: GiftRow, body: JsonObject): GiftRefundFields {
   const designations = voided ? null : refundDesignations(gift, validation, amount);
   if (validation.errors.length || amount === null || designations === null)
     throw errors.validationFailed(validation.errors);
-  return {
+  return withBaseAmounts(gift, {
     gift_id: gift.id,
     amount,
+    base_amount: null,
     refund_date: record.refund_date as string,
     reason: record.reason as string | null,
     designations,
-  };
+  });
+}
+
+/**
+ * The refund in the base currency, at the gift's rate (fundraising.md §2): each fund's part as
+ * baseGivenBack gives it (the rest of the designation's base amount when it gives back the rest),
+ * the refund the sum of its parts; so a gift's refunds sum exactly to its base amount once it
+ * is all given back. A gift without a rate gives back nothing it counted.
+ */
+function withBaseAmounts(gift: GiftRow, refund: GiftRefundFields): GiftRefundFields {
+  const rate = gift.exchange_rate;
+  if (rate === null || gift.base_amount === null) return refund;
+  if (!gift.designations.length) {
+    const base = baseGivenBack(
+      {
+        amount: toCents(gift.amount),
+        refunded: toCents(gift.amount_refunded),
+        baseAmount: toCents(gift.base_amount),
+        baseRefunded: toCents(gift.base_amount_refunded),
+      },
+      toCents(refund.amount),
+      rate,
+    );
+    return { ...refund, base_amount: centsToNumber(base) };
+  }
+  const parts = new Map(gift.designations.map((part) => [part.fund_id, part]));
+  const designations = refund.designations.map((back) => {
+    const part = parts.get(back.fund_id)!;
+    const base = baseGivenBack(
+      {
+        amount: toCents(part.amount),
+        refunded: toCents(part.amount_refunded),
+        baseAmount: toCents(part.base_amount ?? 0),
+        baseRefunded: toCents(part.base_amount_refunded ?? 0),
+      },
+      toCents(back.amount),
+      rate,
+    );
+    return { ...back, base_amount: centsToNumber(base) };
+  });
+  const total = sumCents(designations.map((part) => part.base_amount));
+  return { ...refund, base_amount: centsToNumber(total), designations };
 }
 
 /** POST /gifts/{id}/refunds (giving.md §3). */

@@ -33,14 +33,28 @@ export async function recordRefund(
   fields: GiftRefundFields,
 ): Promise<{ refund: GiftRefundRow; gift: GiftRow }> {
   const row = await insertRow(db, giftRefundTable, institutionId, fields);
-  const back = new Map(fields.designations.map((part) => [part.fund_id, toCents(part.amount)]));
-  const designations = gift.designations.map((part) => ({
-    ...part,
-    amount_refunded: centsToNumber(toCents(part.amount_refunded) + (back.get(part.fund_id) ?? 0n)),
-  }));
+  const back = new Map(fields.designations.map((part) => [part.fund_id, part]));
+  const designations = gift.designations.map((part) => {
+    const given = back.get(part.fund_id);
+    if (!given) return part;
+    const refunded = {
+      ...part,
+      amount_refunded: centsToNumber(toCents(part.amount_refunded) + toCents(given.amount)),
+    };
+    return given.base_amount === undefined
+      ? refunded
+      : {
+          ...refunded,
+          base_amount_refunded: centsToNumber(
+            toCents(part.base_amount_refunded ?? 0) + toCents(given.base_amount),
+          ),
+        };
+  });
   const refunded = await db.one(sql.type(giftTable.row)`
     UPDATE gifts
     SET amount_refunded = amount_refunded + ${String(fields.amount)}::numeric,
+        base_amount_refunded = base_amount_refunded
+          + ${fields.base_amount === null ? '0' : String(fields.base_amount)}::numeric,
         designations = ${JSON.stringify(designations)}::jsonb, updated_at = now()
     WHERE institution_id = ${institutionId} AND id = ${gift.id}
     RETURNING ${columnsOf(giftTable)}`);

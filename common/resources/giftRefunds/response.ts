@@ -8,6 +8,11 @@ export const giftRefundResponse = z.object({
   object: z.literal('gift_refund'),
   gift_id: reference('refunded gift'),
   amount: moneyAmount.describe('What was given back.'),
+  base_amount: moneyAmount
+    .nullable()
+    .describe(
+      'What was given back in the base currency, at the gift’s rate; the refund that gives back the rest of the gift gives back the rest of its `base_amount`, so a gift’s refunds sum exactly to it. Null for a gift without a rate.',
+    ),
   refund_date: calendarDay,
   reason: z.string().nullable(),
   designations: z
@@ -15,6 +20,9 @@ export const giftRefundResponse = z.object({
       z.object({
         fund_id: reference('fund'),
         amount: moneyAmount.describe('What this fund gave back of the gift.'),
+        base_amount: moneyAmount
+          .nullable()
+          .describe('The same in the base currency; the parts sum exactly to `base_amount`.'),
       }),
     )
     .max(MAX_SPLITS)

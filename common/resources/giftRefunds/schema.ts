@@ -23,8 +23,15 @@ export const giftRefundShape: Shape = {
 // `designations` has no default to state: an omitted one is filled from the gift's own split.
 export const giftRefundDefaults: Record<string, JsonValue> = { reason: null };
 
-/** What one fund gave back: the gift's designation to it, reduced by `amount`. */
-export const refundDesignation = z.object({ fund_id: z.number(), amount: z.number() });
+/**
+ * What one fund gave back: the gift's designation to it, reduced by `amount` (and `base_amount`
+ * in the base currency; absent on a refund of a gift that has no rate).
+ */
+export const refundDesignation = z.object({
+  fund_id: z.number(),
+  amount: z.number(),
+  base_amount: z.number().optional(),
+});
 export type RefundDesignation = z.infer<typeof refundDesignation>;
 
 const giftRefundRow = z.object({
@@ -32,6 +39,7 @@ const giftRefundRow = z.object({
   gift_id: z.number(),
   /** numeric(14,2) as exact text from the database; a number in a dry-run preview. */
   amount: z.union([z.string(), z.number()]),
+  base_amount: z.union([z.string(), z.number()]).nullable(),
   refund_date: z.string(),
   reason: z.string().nullable(),
   designations: z.array(refundDesignation),
@@ -47,6 +55,7 @@ export const giftRefundTable: Table<GiftRefundRow, GiftRefundFields> = {
   readAs: { refund_date: sql.fragment`refund_date::text` },
   writeAs: {
     amount: (amount) => sql.fragment`${String(amount)}::numeric`,
+    base_amount: (amount) => sql.fragment`${amount === null ? null : String(amount)}::numeric`,
     refund_date: (date) => sql.fragment`${date}::date`,
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
   },

@@ -18,6 +18,7 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { apportionBase, baseAmountOf, judgeConversion } from '../currency.js';
 import { checkDesignations, sameSplit } from '../designations.js';
 import { checkPledgePayment, settlePledgePayments } from '../pledges/payments.js';
 import { donorReference } from '../donors/schema.js';
@@ -152,6 +153,9 @@ function moneyChanges(check: GiftCheck): string[] {
     changed.push('benefit_amount');
   for (const name of ['donor_id', 'gift_date', 'currency'] as const)
     if (valid(name) && record[name] !== existing[name]) changed.push(name);
+  // The rate is money too (it makes the base amount every total sums).
+  if (valid('exchange_rate') && !sameRate(record.exchange_rate, existing.exchange_rate))
+    changed.push('exchange_rate');
   // Which pledge a gift pays is money too: moving it changes two pledges' balances.
   if (check.validation.sent.has('pledge_id') && !check.validation.invalid.has('pledge_id'))
     if ((record.pledge_id ?? null) !== existing.pledge_id) changed.push('pledge_id');
@@ -160,6 +164,9 @@ function moneyChanges(check: GiftCheck): string[] {
     changed.push('designations');
   return changed;
 }
+
+const sameRate = (a: unknown, b: unknown) =>
+  a !== null && b !== null && a !== undefined && Number(a) === Number(b);
 
 /** 409 gift_locked when the update changes money of a gift whose money history is fixed. */
 async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
@@ -182,7 +189,9 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
-  const inherited = await checkPledgePayment(ctx, check);
+  const payment = await checkPledgePayment(ctx, check);
+  await judgeConversion(ctx, check, 'gift_date', payment.currency);
+  const inherited = payment.designations;
   const newFunds = checkDesignations(check, inherited);
   await checkLock(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
@@ -201,26 +210,44 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   const refunded = new Map(
     (existing?.designations ?? []).map((part) => [part.fund_id, part.amount_refunded]),
   );
+  const baseRefunded = new Map(
+    (existing?.designations ?? []).map((part) => [part.fund_id, part.base_amount_refunded ?? 0]),
+  );
   const designations = record.designations as DesignationInput[];
   const softCredits = record.soft_credits as SoftCreditInput[];
+  const rate = record.exchange_rate as string | number | null;
+  const baseAmount = rate === null ? null : baseAmountOf(record.amount as number, rate);
+  const baseParts = baseAmount === null ? [] : apportionBase(designations, baseAmount);
   return {
     donor_id: record.donor_id as number,
     recurring_gift_id: record.recurring_gift_id as number | null,
     amount: record.amount as number,
     currency: record.currency as string,
+    exchange_rate: rate,
+    base_amount: baseAmount,
     subject: record.subject as string,
     gift_date: record.gift_date as string,
     type: record.type as GiftFields['type'],
     check_number: record.check_number as string | null,
-    designations: designations.map((part) => ({
+    designations: designations.map((part, index) => ({
       fund_id: part.fund_id,
       amount: Number(part.amount),
       amount_refunded: refunded.get(part.fund_id) ?? 0,
+      ...(baseAmount === null
+        ? {}
+        : {
+            base_amount: baseParts[index]!,
+            base_amount_refunded: baseRefunded.get(part.fund_id) ?? 0,
+          }),
     })),
     soft_credits: softCredits.map((credit) => ({
       donor_id: credit.donor_id,
       amount: Number(credit.amount),
       reason: credit.reason,
+      // A credit of the whole gift is the whole base amount, not its amount at the rate again.
+      ...(baseAmount === null || rate === null
+        ? {}
+        : { base_amount: Math.min(baseAmountOf(credit.amount, rate), baseAmount) }),
     })),
     matches_gift_id: record.matches_gift_id as number | null,
     benefit_amount: record.benefit_amount as number,
@@ -234,6 +261,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
 const noHistory = {
   status: 'posted',
   amount_refunded: 0,
+  base_amount_refunded: 0,
   void_reason: null,
   voided_at: null,
   matched_by_gift_ids: [],
@@ -296,6 +324,15 @@ function referencesHold(
 }
 
 /**
+ * The institution's base currency is still the one the write was judged with, held as
+ * baseCurrency holds it: a change of currency waits for the gift, or the gift for it, and then
+ * the lock reads the row as the change left it, this guard fails, and the gift is judged in full.
+ */
+const baseCurrencyHolds = (institutionId: number, currency: string): FragmentSqlToken =>
+  sql.fragment`EXISTS (SELECT 1 FROM institutions
+    WHERE id = ${institutionId} AND currency = ${currency} FOR SHARE)`;
+
+/**
  * A new gift whose body passes every rule that needs no lookup, and names no matched gift,
  * commits in one statement: the donor's foreign key enforces what checkReference would (a donor
  * of the institution; the key takes the same lock), and the guard what the lookups of its funds
@@ -315,6 +352,13 @@ function giftInOneStatement(
   if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
+  // A rate to look up by date is a lookup too. The guard below confirms the base currency.
+  const base = ctx.institution.currency;
+  const sentRate = check.validation.sent.has('exchange_rate');
+  if (check.record.currency === base) {
+    if (sentRate) return null;
+    check.record.exchange_rate = 1;
+  } else if (!sentRate) return null;
   const fields = storeGift(check.record, null);
   const institutionId = ctx.institution.id;
   return {
@@ -325,7 +369,8 @@ function giftInOneStatement(
         institutionId,
         fields,
         sql.fragment`${guard} AND ${referencesHold(institutionId, fundReference, funds)}
-          AND ${referencesHold(institutionId, donorReference, donors)}`,
+          AND ${referencesHold(institutionId, donorReference, donors)}
+          AND ${baseCurrencyHolds(institutionId, base)}`,
       ),
     judged: {
       table: giftTable as unknown as Table<Stored, object>,
@@ -335,6 +380,7 @@ function giftInOneStatement(
         { reference: fundReference, ids: funds },
         { reference: donorReference, ids: donors },
       ],
+      baseCurrency: base,
     },
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
+  baseAmountValue,
   calendarDay,
+  exchangeRateValue,
   moneyAmount,
   recordIdOf,
   reference,
@@ -13,12 +15,20 @@ export const designationResponse = z.object({
   fund_id: reference('fund'),
   amount: moneyAmount.describe('What the fund received of the gift.'),
   amount_refunded: moneyAmount.describe('What the fund gave back of it (refunds). Read-only.'),
+  base_amount: moneyAmount
+    .nullable()
+    .describe(
+      'The designation in the base currency: the gift’s `base_amount` apportioned over its designations, summing exactly to it (the remainder on the last). Read-only.',
+    ),
 });
 
 export const softCreditResponse = z.object({
   donor_id: reference('soft-credited donor'),
   amount: moneyAmount,
   reason: z.enum(softCreditReasons),
+  base_amount: moneyAmount
+    .nullable()
+    .describe('The soft credit in the base currency, at the gift’s rate. Read-only.'),
 });
 
 export const giftResponse = z.object({
@@ -30,6 +40,8 @@ export const giftResponse = z.object({
     .describe('The recurring gift this gift is a payment of; null for a gift on its own.'),
   amount: moneyAmount,
   currency: z.string().describe('ISO 4217 code.'),
+  exchange_rate: exchangeRateValue.nullable(),
+  base_amount: baseAmountValue,
   subject: z.string(),
   gift_date: calendarDay,
   type: giftType,

@@ -4,6 +4,7 @@ import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import {
   calendarDate,
   currencyCode,
+  exchangeRate,
   money,
   moneyOrZero,
   oneOf,
@@ -86,6 +87,7 @@ export const giftShape: Shape = {
   recurring_gift_id: { schema: recordId, nullable: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
+  exchange_rate: { schema: exchangeRate },
   subject: { schema: text(200), required: true },
   gift_date: { schema: calendarDate, required: true },
   type: { schema: giftType },
@@ -111,13 +113,27 @@ export const giftDefaults: Record<string, JsonValue> = {
   pledge_id: null,
 };
 
-/** A designation as stored: what the fund received of the gift and what it gave back. */
+/**
+ * A designation as stored: what the fund received of the gift and what it gave back, and both
+ * in the base currency (absent on a gift recorded before currencies and not yet converted).
+ */
 export const storedDesignation = z.object({
   fund_id: z.number(),
   amount: z.number(),
   amount_refunded: z.number(),
+  base_amount: z.number().optional(),
+  base_amount_refunded: z.number().optional(),
 });
 export type StoredDesignation = z.infer<typeof storedDesignation>;
+
+/** A soft credit as stored, with its amount in the base currency (as storedDesignation). */
+export const storedSoftCredit = z.object({
+  donor_id: z.number(),
+  amount: z.number(),
+  reason: z.enum(softCreditReasons),
+  base_amount: z.number().optional(),
+});
+export type StoredSoftCredit = z.infer<typeof storedSoftCredit>;
 
 export const giftRow = z.object({
   id: z.number(),
@@ -126,12 +142,16 @@ export const giftRow = z.object({
   /** numeric(14,2) as exact text from the database; a number in a dry-run preview. */
   amount: z.union([z.string(), z.number()]),
   currency: z.string(),
+  /** numeric(18,6) text; null on a gift recorded before currencies and not yet converted. */
+  exchange_rate: z.union([z.string(), z.number()]).nullable(),
+  base_amount: z.union([z.string(), z.number()]).nullable(),
+  base_amount_refunded: z.union([z.string(), z.number()]),
   subject: z.string(),
   gift_date: z.string(),
   type: z.enum(giftTypes),
   check_number: z.string().nullable(),
   designations: z.array(storedDesignation),
-  soft_credits: z.array(softCreditInput),
+  soft_credits: z.array(storedSoftCredit),
   matches_gift_id: z.number().nullable(),
   /** The gifts that match this one, in id order (read through a subquery). */
   matched_by_gift_ids: z.array(z.number()),
@@ -156,6 +176,8 @@ export type GiftFields = Pick<
   | 'recurring_gift_id'
   | 'amount'
   | 'currency'
+  | 'exchange_rate'
+  | 'base_amount'
   | 'subject'
   | 'gift_date'
   | 'type'
@@ -178,6 +200,8 @@ export const giftTable: Table<GiftRow, GiftFields> = {
   // Cast, because the single-statement insert (INSERT … SELECT) gives these no column type.
   writeAs: {
     amount: (amount) => sql.fragment`${String(amount)}::numeric`,
+    exchange_rate: (rate) => sql.fragment`${rate === null ? null : String(rate)}::numeric`,
+    base_amount: (amount) => sql.fragment`${amount === null ? null : String(amount)}::numeric`,
     gift_date: (date) => sql.fragment`${date}::date`,
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
     soft_credits: (credits) => sql.fragment`${JSON.stringify(credits)}::jsonb`,

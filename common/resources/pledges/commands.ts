@@ -12,6 +12,7 @@ import { centsToNumber, toCents } from '../../money.js';
 import { text } from '../../validation/fields.js';
 import { requireFields, validateBody, type Shape } from '../../validation/validateBody.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { baseAmountOf, judgeConversion } from '../currency.js';
 import { checkDesignations, sameSplit } from '../designations.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
@@ -78,8 +79,10 @@ function promiseChanges({ record, existing, valid }: PledgeCheck): string[] {
   const changed: string[] = [];
   if (valid('amount') && toCents(record.amount as number) !== toCents(existing.amount))
     changed.push('amount');
-  for (const name of ['donor_id', 'pledge_date'] as const)
+  for (const name of ['donor_id', 'pledge_date', 'currency'] as const)
     if (valid(name) && record[name] !== existing[name]) changed.push(name);
+  if (valid('exchange_rate') && Number(record.exchange_rate) !== Number(existing.exchange_rate))
+    changed.push('exchange_rate');
   if (valid('schedule') && !sameSchedule(record.schedule as ScheduleInput, existing.schedule))
     changed.push('schedule');
   const parts = record.designations as DesignationInput[] | undefined;
@@ -110,6 +113,7 @@ async function checkPromiseFixed(ctx: CommandContext, check: PledgeCheck): Promi
 
 async function pledgeRules(ctx: CommandContext, check: PledgeCheck): Promise<void> {
   const { record, validation } = check;
+  await judgeConversion(ctx, check, 'pledge_date');
   checkSchedule(check);
   const newFunds = checkDesignations(check);
   await checkPromiseFixed(ctx, check);
@@ -124,9 +128,13 @@ function storePledge(record: Record<string, unknown>): PledgeFields {
   const designations = record.designations as DesignationInput[];
   const schedule = record.schedule as ScheduleInput;
   const amount = record.amount as number;
+  const rate = record.exchange_rate as string | number;
   return {
     donor_id: record.donor_id as number,
     amount,
+    currency: record.currency as string,
+    exchange_rate: rate,
+    base_amount: baseAmountOf(amount, rate),
     pledge_date: record.pledge_date as string,
     designations: designations.map((part) => ({
       fund_id: part.fund_id,
@@ -153,6 +161,7 @@ const fresh = {
   status: 'open',
   amount_paid: 0,
   amount_written_off: 0,
+  base_amount_paid: 0,
   close_reason: null,
   closed_at: null,
 } as const;
@@ -162,6 +171,7 @@ export const pledgesResource: WritableResource<PledgeRow, PledgeFields> = {
   table: pledgeTable,
   shape: pledgeShape,
   defaults: pledgeDefaults,
+  contextDefaults: (ctx) => ({ currency: ctx.institution.currency }),
   readOnly: readOnlyOf(pledgeResponse, pledgeShape),
   constraints: {
     pledges_donor_fkey: problem(

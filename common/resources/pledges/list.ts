@@ -10,7 +10,7 @@ import {
 } from '../../pagination/listSpec.js';
 import { centsToNumber } from '../../money.js';
 import { collectionList } from '../table.js';
-import { balanceCents, presentPledge, standingOf } from './present.js';
+import { balanceCents, baseBalanceCents, presentPledge, standingOf } from './present.js';
 import type { PledgeReceivableResponse } from './response.js';
 import { pledgeIdentity, pledgeRow, pledgeStatuses, pledgeTable } from './schema.js';
 
@@ -42,6 +42,8 @@ const receivableRow = pledgeRow.pick({
   id: true,
   donor_id: true,
   amount: true,
+  currency: true,
+  exchange_rate: true,
   amount_paid: true,
   amount_written_off: true,
   installments: true,
@@ -60,7 +62,8 @@ export const receivableList: ListSpec<ReceivableRow> = {
   institutionColumn: sql.fragment`institution_id`,
   where: sql.fragment`status = 'open'`,
   key: sql.fragment`id`,
-  columns: sql.fragment`id, donor_id, amount, amount_paid, amount_written_off, installments, status`,
+  columns: sql.fragment`id, donor_id, amount, currency, exchange_rate, amount_paid, amount_written_off,
+    installments, status`,
   row: receivableRow,
   keyOf: (row) => row.id,
   present: (row): PledgeReceivableResponse => {
@@ -70,7 +73,9 @@ export const receivableList: ListSpec<ReceivableRow> = {
       pledge_id: row.id,
       donor_id: row.donor_id,
       amount: Number(row.amount),
+      currency: row.currency,
       balance: centsToNumber(balanceCents(row)),
+      base_balance: centsToNumber(baseBalanceCents(row)),
       overdue_amount: centsToNumber(now.overdue),
       next_due_on: now.next_due_on,
     };

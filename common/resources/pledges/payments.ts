@@ -21,26 +21,40 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
  * and the same donor's, open when the gift comes to name it, and the payment at most what is
  * left of its balance (counting what this gift already paid of it). The real write holds the
  * pledge FOR UPDATE from here to its commit, so payments racing for the last of a balance take
- * turns and the second sees what the first paid. Returns the designations a new payment that
- * names no fund takes from its pledge: the pledge's split, pro rata in cents.
+ * turns and the second sees what the first paid. A payment is in the pledge's currency
+ * (fundraising.md §2; else `invalid_value` on `currency`), which is its default. Returns the
+ * designations a new payment that names no fund takes from its pledge (the pledge's split, pro
+ * rata in cents), and the pledge's currency when it was read.
  */
 export async function checkPledgePayment(
   ctx: CommandContext,
   check: RecordCheck<GiftRow>,
-): Promise<DesignationInput[]> {
+): Promise<{ designations: DesignationInput[]; currency: string | null }> {
+  const none = { designations: [], currency: null };
   const { record, validation, existing, valid } = check;
-  if (!valid('pledge_id')) return [];
+  if (!valid('pledge_id')) return none;
   const pledgeId = record.pledge_id as number;
   const newlyNamed = existing?.pledge_id !== pledgeId;
   const sent = (name: string) => validation.sent.has(name);
-  if (!newlyNamed && !sent('amount') && !sent('donor_id')) return [];
+  if (!newlyNamed && !sent('amount') && !sent('donor_id') && !sent('currency')) return none;
   const pledge = await findRow(ctx.db, pledgeTable, ctx.institution.id, pledgeId, lockClause(ctx));
   if (!pledge) {
     validation.errors.push(
       problem('pledge_id', 'reference_not_found', 'does not name an existing pledge'),
     );
-    return [];
+    return none;
   }
+  // A new payment that sends no currency takes the pledge's (judgeConversion).
+  const currencyGiven = sent('currency') || existing !== null;
+  if (currencyGiven && valid('currency') && record.currency !== pledge.currency)
+    validation.errors.push(
+      problem(
+        'currency',
+        'invalid_value',
+        `must be the pledge’s currency, ${pledge.currency}: a payment is in the currency of what was promised`,
+      ),
+    );
+  const currency = pledge.currency;
   if (valid('donor_id') && pledge.donor_id !== record.donor_id)
     validation.errors.push(
       problem(
@@ -57,9 +71,9 @@ export async function checkPledgePayment(
         `names a pledge that is ${pledge.status}: it takes no payments`,
       ),
     );
-    return [];
+    return { designations: [], currency };
   }
-  if (!valid('amount')) return [];
+  if (!valid('amount')) return { designations: [], currency };
   const room = balanceCents(pledge) + (!newlyNamed && existing ? netCents(existing) : 0n);
   const amount = toCents(record.amount as number);
   if (amount > room)
@@ -71,7 +85,7 @@ export async function checkPledgePayment(
       ),
     );
   const ownSplit = existing || sent('designations') || sent('fund_id');
-  return ownSplit ? [] : proRata(pledge.designations, amount);
+  return { designations: ownSplit ? [] : proRata(pledge.designations, amount), currency };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { today } from '../../clock.js';
-import { centsToNumber, toCents } from '../../money.js';
+import { baseCents, centsToNumber, toCents } from '../../money.js';
 import type { PledgeResponse } from './response.js';
 import { standing } from './schedule.js';
 import type { PledgeRow } from './schema.js';
@@ -8,6 +8,14 @@ import type { PledgeRow } from './schema.js';
 export const balanceCents = (
   row: Pick<PledgeRow, 'amount' | 'amount_paid' | 'amount_written_off'>,
 ) => toCents(row.amount) - toCents(row.amount_paid) - toCents(row.amount_written_off);
+
+/**
+ * What is still to be paid in the base currency (fundraising.md §2): the balance at the pledge's
+ * rate. settlePledge stores the same figure (`base_balance`) for the totals that sum it.
+ */
+export const baseBalanceCents = (
+  row: Pick<PledgeRow, 'amount' | 'amount_paid' | 'amount_written_off' | 'exchange_rate'>,
+) => baseCents(balanceCents(row), row.exchange_rate);
 
 /** The installments' standing as of today (the one clock), as every answer states it. */
 export const standingOf = (row: Pick<PledgeRow, 'installments' | 'amount_paid' | 'status'>) =>
@@ -20,6 +28,9 @@ export function presentPledge(row: PledgeRow): PledgeResponse {
     object: 'pledge',
     donor_id: row.donor_id,
     amount: Number(row.amount),
+    currency: row.currency,
+    exchange_rate: Number(row.exchange_rate),
+    base_amount: Number(row.base_amount),
     pledge_date: row.pledge_date,
     fund_id: row.designations.length === 1 ? row.designations[0]!.fund_id : null,
     designations: row.designations.map((part) => ({ fund_id: part.fund_id, amount: part.amount })),
@@ -38,6 +49,8 @@ export function presentPledge(row: PledgeRow): PledgeResponse {
     amount_paid: Number(row.amount_paid),
     balance: centsToNumber(balanceCents(row)),
     amount_written_off: Number(row.amount_written_off),
+    base_amount_paid: Number(row.base_amount_paid),
+    base_balance: centsToNumber(baseBalanceCents(row)),
     status: row.status,
     next_due_on: now.next_due_on,
     overdue_amount: centsToNumber(now.overdue),

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { centsToNumber, toCents } from '../../money.js';
+import { baseCents, centsToNumber, toCents } from '../../money.js';
 import { proRata } from '../designations.js';
 import { columnsOf, findRow } from '../table.js';
 import { standing } from './schedule.js';
@@ -8,11 +8,14 @@ import { pledgeTable, type PledgeRow, type PledgeStatus } from './schema.js';
 
 /**
  * What the pledge's payments have paid of it: the net amounts (after refunds) of the gifts that
- * name it and are not voided, as exact text.
+ * name it and are not voided, as exact text, in the pledge's currency (every payment is in it)
+ * and in the base currency (each payment at its own rate).
  */
 const paidOf = (db: CommonQueryMethods, institutionId: number, pledgeId: number) =>
-  db.oneFirst(sql.type(z.object({ paid: z.string() }))`
-    SELECT coalesce(sum(amount - amount_refunded), 0)::text AS paid FROM gifts
+  db.one(sql.type(z.object({ paid: z.string(), base_paid: z.string() }))`
+    SELECT coalesce(sum(amount - amount_refunded), 0)::text AS paid,
+           coalesce(sum(base_amount - base_amount_refunded), 0)::text AS base_paid
+    FROM gifts
     WHERE institution_id = ${institutionId} AND pledge_id = ${pledgeId} AND status = 'posted'`);
 
 /**
@@ -42,13 +45,15 @@ export async function settlePledgeFrom(
 ): Promise<{ before: PledgeStatus; row: PledgeRow }> {
   const pledge = await findRow(db, pledgeTable, institutionId, pledgeId, sql.fragment`FOR UPDATE`);
   if (!pledge) throw new Error(`pledge ${pledgeId} is not of institution ${institutionId}`);
-  const paid = toCents(await paidOf(db, institutionId, pledgeId));
+  const payments = await paidOf(db, institutionId, pledgeId);
+  const paid = toCents(payments.paid);
   const amount = toCents(pledge.amount);
   let status = close?.status ?? pledge.status;
   if (status === 'open' || status === 'fulfilled') status = paid >= amount ? 'fulfilled' : 'open';
   const writtenOff = status === 'written_off' ? amount - paid : 0n;
   const balance = amount - paid - writtenOff;
   const open = status === 'open';
+  const baseBalance = open ? baseCents(balance, pledge.exchange_rate) : 0n;
   const closing = close
     ? sql.fragment`, close_reason = ${close.reason}, closed_at = now()`
     : sql.fragment``;
@@ -56,9 +61,11 @@ export async function settlePledgeFrom(
     UPDATE pledges
     SET amount_paid = ${centsToNumber(paid).toFixed(2)}::numeric,
         amount_written_off = ${centsToNumber(writtenOff).toFixed(2)}::numeric,
+        base_amount_paid = ${payments.base_paid}::numeric,
+        base_balance = ${centsToNumber(baseBalance).toFixed(2)}::numeric,
         status = ${status},
         next_due_on = ${standing(pledge.installments, paid, open, '').next_due_on}::date,
-        fund_outstanding = ${JSON.stringify(open ? proRata(pledge.designations, balance) : [])}::jsonb,
+        fund_outstanding = ${JSON.stringify(proRata(pledge.designations, baseBalance))}::jsonb,
         updated_at = now() ${closing}
     WHERE institution_id = ${institutionId} AND id = ${pledgeId}
     RETURNING ${columnsOf(pledgeTable)}`)) as PledgeRow;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_SPLITS } from '../gifts/schema.js';
 import {
   calendarDay,
+  exchangeRateValue,
   moneyAmount,
   recordIdOf,
   reference,
@@ -29,7 +30,16 @@ export const pledgeResponse = z.object({
   id: recordIdOf('pledge'),
   object: z.literal('pledge'),
   donor_id: reference('donor who pledged'),
-  amount: moneyAmount.describe('What was promised.'),
+  amount: moneyAmount.describe('What was promised, in `currency`.'),
+  currency: z
+    .string()
+    .describe(
+      'ISO 4217 code: the pledge’s `amount`, `amount_paid`, `balance` and installments are in it, and each payment must be in it.',
+    ),
+  exchange_rate: exchangeRateValue,
+  base_amount: moneyAmount.describe(
+    '`amount` in the base currency at `exchange_rate` (rounded half-even to the cent). Read-only.',
+  ),
   pledge_date: calendarDay,
   fund_id: reference('designated fund')
     .nullable()
@@ -55,6 +65,12 @@ export const pledgeResponse = z.object({
   amount_written_off: moneyAmount.describe(
     'What a write-off gave up: the balance when it was written off (and what a later refund or void of a payment gives back).',
   ),
+  base_amount_paid: moneyAmount.describe(
+    'The payments’ net base amounts: what they brought in the base currency, each at its own rate. Read-only.',
+  ),
+  base_balance: moneyAmount.describe(
+    '`balance` in the base currency at the pledge’s `exchange_rate`; outstanding figures (donor `giving.pledged_outstanding`, fund totals, receivables) sum it. Read-only.',
+  ),
   status: z
     .enum(pledgeStatuses)
     .describe(
@@ -79,8 +95,10 @@ export const pledgeReceivableResponse = z.object({
   object: z.literal('pledge_receivable'),
   pledge_id: reference('pledge'),
   donor_id: reference('donor who pledged'),
-  amount: moneyAmount.describe('What was promised.'),
+  amount: moneyAmount.describe('What was promised, in `currency`.'),
+  currency: z.string().describe('ISO 4217 code of `amount` and `balance`.'),
   balance: moneyAmount.describe('What is still to be paid.'),
+  base_balance: moneyAmount.describe('`balance` in the base currency, at the pledge’s rate.'),
   overdue_amount: moneyAmount.describe('What installments due before today still owe.'),
   next_due_on: calendarDay
     .nullable()

@@ -2,7 +2,15 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import type { JsonValue } from '../../json.js';
-import { calendarDate, money, oneOf, recordId, text } from '../../validation/fields.js';
+import {
+  calendarDate,
+  currencyCode,
+  exchangeRate,
+  money,
+  oneOf,
+  recordId,
+  text,
+} from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
 import { designationInput, MAX_SPLITS } from '../gifts/schema.js';
@@ -33,6 +41,8 @@ export type ScheduleInput = z.infer<typeof scheduleInput>;
 export const pledgeShape: Shape = {
   donor_id: { schema: recordId, required: true },
   amount: { schema: money, required: true },
+  currency: { schema: currencyCode },
+  exchange_rate: { schema: exchangeRate },
   pledge_date: { schema: calendarDate, required: true },
   fund_id: { schema: recordId, nullable: true },
   designations: {
@@ -60,6 +70,10 @@ export const pledgeRow = z.object({
   donor_id: z.number(),
   /** numeric(14,2) as exact text from the database; a number in a dry-run preview. */
   amount: cents,
+  currency: z.string(),
+  /** numeric(18,6) as exact text; a number in a dry-run preview. */
+  exchange_rate: cents,
+  base_amount: cents,
   pledge_date: z.string(),
   designations: z.array(fundShare),
   schedule: z.object({
@@ -72,6 +86,7 @@ export const pledgeRow = z.object({
   status: z.enum(pledgeStatuses),
   amount_paid: cents,
   amount_written_off: cents,
+  base_amount_paid: cents,
   close_reason: z.string().nullable(),
   closed_at: z.string().nullable(),
   created_at: z.string(),
@@ -85,7 +100,16 @@ export type PledgeRow = z.infer<typeof pledgeRow>;
  */
 export type PledgeFields = Pick<
   PledgeRow,
-  'donor_id' | 'amount' | 'pledge_date' | 'designations' | 'schedule' | 'installments' | 'note'
+  | 'donor_id'
+  | 'amount'
+  | 'currency'
+  | 'exchange_rate'
+  | 'base_amount'
+  | 'pledge_date'
+  | 'designations'
+  | 'schedule'
+  | 'installments'
+  | 'note'
 > & { fund_ids: number[] };
 
 export const pledgeTable: Table<PledgeRow, PledgeFields> = {
@@ -96,6 +120,8 @@ export const pledgeTable: Table<PledgeRow, PledgeFields> = {
   },
   writeAs: {
     amount: (amount) => sql.fragment`${String(amount)}::numeric`,
+    exchange_rate: (rate) => sql.fragment`${String(rate)}::numeric`,
+    base_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
     pledge_date: (date) => sql.fragment`${date}::date`,
     designations: (parts) => sql.fragment`${JSON.stringify(parts)}::jsonb`,
     installments: (rows) => sql.fragment`${JSON.stringify(rows)}::jsonb`,

@@ -8,6 +8,7 @@ import {
 } from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { baseAmountOf, judgeConversion } from '../currency.js';
 import { checkDesignations, type Designation } from '../designations.js';
 import { findDonorStatus } from '../donors/queries.js';
 import { donorReference } from '../donors/schema.js';
@@ -51,6 +52,7 @@ function checkStatus({ record, validation, existing, valid }: RecurringGiftCheck
 
 async function recurringGiftRules(ctx: CommandContext, check: RecurringGiftCheck): Promise<void> {
   checkStatus(check);
+  await judgeConversion(ctx, check, 'start_on');
   const { record, validation, existing, valid } = check;
   // The payments are the donor's gifts: another donor's giving is another recurring gift.
   if (existing && valid('donor_id') && record.donor_id !== existing.donor_id) {
@@ -94,10 +96,13 @@ function storeRecurringGift(
 ): RecurringGiftFields {
   const status = record.status as RecurringGiftStatus;
   const resumed = existing?.status === 'paused' && status === 'active';
+  const rate = record.exchange_rate as string | number | null;
   return {
     donor_id: record.donor_id as number,
     amount: record.amount as number,
     currency: record.currency as string,
+    exchange_rate: rate,
+    base_amount: rate === null ? null : baseAmountOf(record.amount as number, rate),
     frequency: record.frequency as RecurringGiftFields['frequency'],
     start_on: record.start_on as string,
     designations: (record.designations as Designation[]).map((part) => ({

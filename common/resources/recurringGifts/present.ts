@@ -7,6 +7,8 @@ export const presentRecurringGift = (row: RecurringGiftRow): RecurringGiftRespon
   donor_id: row.donor_id,
   amount: Number(row.amount),
   currency: row.currency,
+  exchange_rate: row.exchange_rate === null ? null : Number(row.exchange_rate),
+  base_amount: row.base_amount === null ? null : Number(row.base_amount),
   frequency: row.frequency,
   start_on: row.start_on,
   fund_id: row.designations.length === 1 ? row.designations[0]!.fund_id : null,

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { MAX_SPLITS } from '../gifts/schema.js';
-import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
+import {
+  baseAmountValue,
+  calendarDay,
+  exchangeRateValue,
+  moneyAmount,
+  recordIdOf,
+  reference,
+  timestamps,
+} from '../responseFields.js';
 import { frequencies, recurringGiftStatuses } from './schema.js';
 
 export const recurringGiftResponse = z.object({
@@ -9,6 +17,8 @@ export const recurringGiftResponse = z.object({
   donor_id: reference('donor'),
   amount: moneyAmount.describe('What each payment is expected to be.'),
   currency: z.string().describe('ISO 4217 code.'),
+  exchange_rate: exchangeRateValue.nullable(),
+  base_amount: baseAmountValue,
   frequency: z.enum(frequencies),
   start_on: calendarDay.describe('The date of the first expected payment.'),
   fund_id: reference('designated fund')

@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { today } from '../../clock.js';
 import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import type { JsonValue } from '../../json.js';
-import { calendarDate, currencyCode, money, oneOf, recordId } from '../../validation/fields.js';
+import {
+  calendarDate,
+  currencyCode,
+  exchangeRate,
+  money,
+  oneOf,
+  recordId,
+} from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
 import { designationInput, listOf } from '../gifts/schema.js';
@@ -36,6 +43,7 @@ export const recurringGiftShape: Shape = {
   donor_id: { schema: recordId, required: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
+  exchange_rate: { schema: exchangeRate },
   frequency: { schema: oneOf(frequencies), required: true },
   start_on: { schema: calendarDate, required: true },
   fund_id: { schema: recordId, nullable: true },
@@ -65,6 +73,9 @@ const recurringGiftRow = z.object({
   /** numeric(14,2) as exact text from the database; a number in a dry-run preview. */
   amount: z.union([z.string(), z.number()]),
   currency: z.string(),
+  /** numeric(18,6) text; null on one recorded before currencies and not yet converted. */
+  exchange_rate: z.union([z.string(), z.number()]).nullable(),
+  base_amount: z.union([z.string(), z.number()]).nullable(),
   frequency: z.enum(frequencies),
   start_on: z.string(),
   designations: z.array(z.object({ fund_id: z.number(), amount: z.number() })),
@@ -137,6 +148,8 @@ export const recurringGiftTable: Table<RecurringGiftRow, RecurringGiftFields> = 
   },
   writeAs: {
     amount: (amount) => String(amount),
+    exchange_rate: (rate) => sql.fragment`${rate === null ? null : String(rate)}::numeric`,
+    base_amount: (amount) => sql.fragment`${amount === null ? null : String(amount)}::numeric`,
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
     start_on: (date) => sql.fragment`${date}::date`,
     resumed_on: (date) => sql.fragment`${date}::date`,

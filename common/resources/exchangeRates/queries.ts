@@ -17,3 +17,12 @@ export function findExchangeRate(
       AND effective_on <= ${on}::date
     ORDER BY effective_on DESC LIMIT 1`);
 }
+
+export async function deleteExchangeRate(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    DELETE FROM exchange_rates WHERE institution_id = ${institutionId} AND id = ${id}`);
+}

@@ -481,3 +481,30 @@ describe('findExchangeRate: the rate in effect on a date', () => {
     expect(await on('2024-02-10', 'BRL', other.institutionId)).toBeNull();
   });
 });
+
+describe('the base currency is the institution’s as committed', () => {
+  test('after PATCH /institution changes it, the new base is refused and the old one taken', async () => {
+    // The API now holds the key as confirmed, with the institution as it was before the change.
+    await createRate({ currency: 'THB', effective_on: '2026-08-01' }, other.key);
+    const changed = await service.call<{ currency: string }>('PATCH', '/api/v1/institution', {
+      key: other.key,
+      body: { currency: 'CHF' },
+    });
+    expect([changed.status, changed.body.currency]).toEqual([200, 'CHF']);
+    const before = await rateRows();
+    const refused = await service.call('POST', path, {
+      key: other.key,
+      body: { currency: 'CHF', rate: 1.1, effective_on: '2026-08-01' },
+    });
+    expect([refused.status, fieldErrors(refused)]).toEqual([
+      422,
+      [{ param: 'currency', code: 'invalid_value' }],
+    ]);
+    expect(await rateRows()).toEqual(before);
+    const old = await createRate(
+      { currency: 'GBP', effective_on: '2026-08-01', rate: 1.2 },
+      other.key,
+    );
+    expect(old.currency).toBe('GBP');
+  });
+});

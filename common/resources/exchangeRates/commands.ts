@@ -9,7 +9,7 @@ import {
 import { alreadyInUse } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentExchangeRate } from './present.js';
-import { deleteExchangeRate } from './queries.js';
+import { committedBaseCurrency, deleteExchangeRate } from './queries.js';
 import { exchangeRateResponse } from './response.js';
 import {
   exchangeRateDefaults,
@@ -29,13 +29,21 @@ async function exchangeRateRules(
 ): Promise<void> {
   const { record, validation } = check;
   const currencyUsable = check.valid('currency');
-  if (currencyUsable && record.currency === ctx.institution.currency) {
-    validation.errors.push({
-      param: 'currency',
-      code: 'invalid_value',
-      message: `is the institution’s base currency (${ctx.institution.currency}), whose rate is always 1`,
-    });
-    return;
+  if (currencyUsable) {
+    const base = await committedBaseCurrency(
+      ctx.db,
+      ctx.institution.id,
+      // A read-only dry run cannot lock, and needs no lock.
+      ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`,
+    );
+    if (record.currency === base) {
+      validation.errors.push({
+        param: 'currency',
+        code: 'invalid_value',
+        message: `is the institution’s base currency (${base}), whose rate is always 1`,
+      });
+      return;
+    }
   }
   // The unique constraint is the backstop for two creates racing past this read.
   if (

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { JsonValue } from '../json.js';
-import { calendarDate, currencyCode, email, money } from '../validation/fields.js';
+import { calendarDate, currencyCode, email, money, rate } from '../validation/fields.js';
 import type { Shape } from '../validation/validateBody.js';
 import { toJsonSchema, type JsonSchema, type Override } from './jsonSchema.js';
 
@@ -13,6 +13,7 @@ const refinements = new Map<z.core.$ZodType, JsonSchema>([
   [email, { format: 'email' }],
   [currencyCode, { pattern: '^[A-Z]{3}$', description: 'An ISO 4217 currency code, e.g. USD.' }],
   [money, { description: 'A JSON number (not a string) with at most 2 decimal places.' }],
+  [rate, { description: 'A JSON number (not a string) with at most 6 decimal places.' }],
 ]);
 const refinementsOf: Override = (schema) => refinements.get(schema);
 

@@ -2,6 +2,7 @@ import { awardCycles } from './awardCycles/index.js';
 import { awards } from './awards/index.js';
 import type { ResourceDescriptor } from './descriptor.js';
 import { donors } from './donors/index.js';
+import { exchangeRates } from './exchangeRates/index.js';
 import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
 import { pledges } from './pledges/index.js';
@@ -26,6 +27,7 @@ export const resources: readonly ResourceDescriptor[] = [
   receipts,
   recurringGifts,
   funds,
+  exchangeRates,
   users,
   awardCycles,
   students,

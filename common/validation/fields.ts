@@ -40,6 +40,23 @@ export const money = z
     params: { code: 'invalid_format' },
   });
 
+/** numeric(18,6) holds 12 digits before the point: a rate must stay below 10^12. */
+export const RATE_CEILING = 1_000_000_000_000;
+
+/**
+ * An exchange rate (base units for one unit of another currency) arrives as a JSON number and
+ * is kept exact, as money is: its shortest decimal form has at most 6 places. A value out of
+ * range is only `out_of_range`: `abort` stops the decimal-places check, which "1e+21" would fail.
+ */
+export const rate = z
+  .number({ message: 'must be a number' })
+  .gt(0, { message: 'must be greater than 0', abort: true })
+  .lt(RATE_CEILING, { message: `must be less than ${RATE_CEILING}`, abort: true })
+  .refine((value) => /^\d+(\.\d{1,6})?$/.test(String(value)), {
+    message: 'must have at most 6 decimal places',
+    params: { code: 'invalid_format' },
+  });
+
 /** Money that may be 0 (a gift's benefit_amount). */
 export const moneyOrZero = z
   .number({ message: 'must be a number' })

@@ -1,5 +1,7 @@
+import { appeals } from './appeals/index.js';
 import { awardCycles } from './awardCycles/index.js';
 import { awards } from './awards/index.js';
+import { campaigns } from './campaigns/index.js';
 import type { ResourceDescriptor } from './descriptor.js';
 import { donors } from './donors/index.js';
 import { funds } from './funds/index.js';
@@ -26,6 +28,8 @@ export const resources: readonly ResourceDescriptor[] = [
   receipts,
   recurringGifts,
   funds,
+  campaigns,
+  appeals,
   users,
   awardCycles,
   students,

@@ -1,6 +1,7 @@
 // Campaigns (fundraising.md §3): the resource, its tree (parent_id: no cycles, bounded depth,
 // moves serialised) and its delete while children or appeals point at it.
 import { sql } from 'slonik';
+import { z } from 'zod';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
 import { holdReceiptKey } from './helpers/rowLock.js';
@@ -54,8 +55,18 @@ const campaignRows = () =>
            goal::text, status
     FROM campaigns ORDER BY id`);
 
+const storedCampaign = z.object({
+  name: z.string(),
+  code: z.string(),
+  parent_id: z.number().nullable(),
+  starts_on: z.string().nullable(),
+  ends_on: z.string().nullable(),
+  goal: z.string().nullable(),
+  status: z.string(),
+});
+
 const storedRow = (id: number) =>
-  service.db.one(sql.unsafe`
+  service.db.one(sql.type(storedCampaign)`
     SELECT name, code, parent_id, starts_on::text, ends_on::text, goal::text, status
     FROM campaigns WHERE id = ${id}`);
 
@@ -332,6 +343,7 @@ describe('PATCH /campaigns/{id}', () => {
     const response = await patch(child!, { parent_id: null });
     expect(response.status).toBe(200);
     expect(response.body.parent_id).toBeNull();
+    expect((await storedRow(child!)).parent_id).toBeNull();
     expect((await storedRow(top!)).parent_id).toBeNull();
   });
 

@@ -67,7 +67,9 @@ export async function codingOf(ctx: CommandContext, lines: readonly CodedLine[])
         ORDER BY id ${ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`}`)
     : [];
   const appealOf = new Map(appeals.map((appeal) => [appeal.id, appeal]));
-  // Read through the shared check so the appeal's answers are worded as every reference's.
+  // The appeals are read above with their campaigns, which checkReferencesAt does not read; it
+  // judges them from that read, as it judges an import's read-ahead, so that an appeal is
+  // answered in the words of every other reference.
   const appealErrors = await checkReferencesAt(
     {
       ...ctx,

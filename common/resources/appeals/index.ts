@@ -24,7 +24,7 @@ export const appeals: ResourceDescriptor = {
         'The campaign the appeal belongs to, or null: a campaign of the institution (422 `reference_not_found`, the same for another institution’s) that is active when it is set (a closed one: 422 `reference_inactive`). An appeal keeps its campaign when that campaign closes.',
       channel: 'How the appeal reaches donors.',
       ends_on: 'On or after `starts_on` when both are set (422 `out_of_range`).',
-      cost: 'What the appeal cost to run, in the base currency: 0 or more, at most 2 decimal places; null when not recorded.',
+      cost: 'What the appeal cost to run, in the base currency: 0 or more; null when not recorded.',
       status: 'A closed appeal takes no new coded gift lines (422 `reference_inactive`).',
     },
     rules: [

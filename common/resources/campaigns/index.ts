@@ -32,7 +32,7 @@ export const campaigns: ResourceDescriptor = {
       code: 'At most 30 characters; unique per institution, compared case-insensitively (`SPRING26` and `spring26` are one code: 422 `already_in_use`).',
       parent_id: `The campaign this one sits under, or null for a top-level campaign: a campaign of the institution (422 \`reference_not_found\`, the same for another institution’s), open or closed. The campaign itself or one below it (a cycle) is 422 \`invalid_value\`, as is a tree deeper than ${MAX_CAMPAIGN_DEPTH} levels.`,
       ends_on: 'On or after `starts_on` when both are set (422 `out_of_range`).',
-      goal: 'What the campaign means to raise, in the base currency: greater than 0, at most 2 decimal places; null for no goal.',
+      goal: 'What the campaign means to raise, in the base currency: greater than 0 (a goal of 0 would make no percentage); null for no goal.',
       status:
         'A closed campaign takes no new appeals or coded gift lines (422 `reference_inactive`); the campaigns under it stay as they are.',
     },

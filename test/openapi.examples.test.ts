@@ -78,6 +78,8 @@ beforeAll(async () => {
     amount: 5000,
   });
   await post('/api/v1/tags', { name: 'First tag' });
+  await post('/api/v1/campaigns', { name: 'Annual Fund 2026', code: 'AF26' });
+  await post('/api/v1/appeals', { name: 'Year-end letter', code: 'AF26-MAIL', channel: 'mail' });
   // Import 1, a validated dry run: the commit and cancel examples act on it.
   const imported = await upload(service, 'resource=donors&dry_run=true', {
     rows: [{ role: 'Household', last_name: 'Imported', email: 'imported@example.org' }],
@@ -103,7 +105,8 @@ beforeAll(async () => {
       UNION ALL SELECT id FROM gifts UNION ALL SELECT id FROM award_cycles UNION ALL SELECT id FROM students
       UNION ALL SELECT id FROM scholarships UNION ALL SELECT id FROM awards UNION ALL SELECT id FROM tags
       UNION ALL SELECT id FROM receipts UNION ALL SELECT id FROM recurring_gifts
-      UNION ALL SELECT id FROM pledges) t`);
+      UNION ALL SELECT id FROM pledges UNION ALL SELECT id FROM campaigns
+      UNION ALL SELECT id FROM appeals) t`);
   expect(ids).toEqual([1]);
 });
 

@@ -110,6 +110,40 @@ export async function fillInstitution(
     },
     'relationship-0',
   );
+  // Campaign 1 and appeal 1, which the document's examples name: the annual fund, one phase of
+  // it under it, and an appeal for each of the two.
+  const annual = await client.create(
+    '/campaigns',
+    { name: 'Annual Fund', code: 'ANNUAL', goal: 500000, starts_on: daysAgo(200) },
+    'campaign-0',
+  );
+  const yearEnd = await client.create(
+    '/campaigns',
+    { name: 'Annual Fund: Year-End', code: 'ANNUAL-YE', parent_id: annual.id, goal: 150000 },
+    'campaign-1',
+  );
+  await client.create(
+    '/appeals',
+    {
+      name: 'Spring letter',
+      code: 'ANNUAL-MAIL',
+      campaign_id: annual.id,
+      channel: 'mail',
+      cost: 2400,
+    },
+    'appeal-0',
+  );
+  await client.create(
+    '/appeals',
+    {
+      name: 'Giving Tuesday email',
+      code: 'ANNUAL-GT',
+      campaign_id: yearEnd.id,
+      channel: 'email',
+      cost: 0,
+    },
+    'appeal-1',
+  );
   const gifts = donors.flatMap((donor, d) =>
     donor.gifts.map(([amount, ago, fund, type], g) => ({
       key: `gift-${d}-${g}`,

@@ -1,5 +1,7 @@
+import { appeals } from './appeals/index.js';
 import { awardCycles } from './awardCycles/index.js';
 import { awards } from './awards/index.js';
+import { campaigns } from './campaigns/index.js';
 import type { ResourceDescriptor } from './descriptor.js';
 import { donors } from './donors/index.js';
 import { exchangeRates } from './exchangeRates/index.js';
@@ -28,6 +30,8 @@ export const resources: readonly ResourceDescriptor[] = [
   recurringGifts,
   funds,
   exchangeRates,
+  campaigns,
+  appeals,
   users,
   awardCycles,
   students,

@@ -6,6 +6,7 @@ import { giftList } from './list.js';
 import { presentGift } from './present.js';
 import { giftResponse } from './response.js';
 import { giftDefaults, giftIdentity, giftShape, giftTable } from './schema.js';
+import { acknowledgeTributeAction } from './tributeAcknowledgement.js';
 import { voidGiftAction } from './void.js';
 
 export const gifts: ResourceDescriptor = {
@@ -16,7 +17,7 @@ export const gifts: ResourceDescriptor = {
   commands: { create: createGift, update: updateGiftCommand, delete: deleteGiftCommand },
   list: giftList,
   retrieve: retrieveFrom(giftTable, presentGift),
-  actions: [voidGiftAction],
+  actions: [voidGiftAction, acknowledgeTributeAction],
   children: [giftRefunds],
   text: {
     tag: 'Gifts',

@@ -63,6 +63,8 @@ export const gifts: ResourceDescriptor = {
       recurring_gift_id: 'The payments of this recurring gift.',
       soft_credit_donor_id: 'Gifts that soft-credit this donor.',
       matches_gift_id: 'Gifts that match this gift.',
+      tribute_acknowledgement:
+        'Gifts with a tribute whose acknowledgement is in this state (`pending`: the notifications still to send).',
       q: 'The subject contains this text.',
       gift_date_from: 'Gifts on or after this date.',
       gift_date_to: 'Gifts on or before this date.',

@@ -499,6 +499,7 @@ async function explainFilters(pool: pg.Pool, institutionId: number): Promise<str
     [`fund_id`, fund ? { fund_id: fund } : {}],
     ['type=credit_card', { type: 'credit_card' }],
     ['type=other (rare)', { type: 'other' }],
+    ['tribute_acknowledgement=pending', { tribute_acknowledgement: 'pending' }],
     [
       `gift_date ${month}-01..${month}-28`,
       { gift_date_from: `${month}-01`, gift_date_to: `${month}-28` },

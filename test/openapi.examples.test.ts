@@ -49,6 +49,12 @@ beforeAll(async () => {
     amount: 10,
     subject: 'First gift',
     gift_date: '2026-01-01',
+    // Its acknowledgement is pending, for the tribute-acknowledgement example.
+    tribute: {
+      type: 'in_honor_of',
+      honoree_name: 'Ada Example',
+      notify: { name: 'Ada Example', email: 'ada@example.org' },
+    },
   });
   // Receipt 1 is of gift 2, so that gift 1 is free for the receipt example (as in the demo).
   await post('/api/v1/gifts', {

@@ -94,6 +94,7 @@ describe('what is answered is what is stored', () => {
       void_reason: null,
       voided_at: null,
       pledge_id: null,
+      tribute: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -32,6 +32,7 @@ export interface Gift {
   net_amount: number;
   void_reason: string | null;
   voided_at: string | null;
+  tribute: Record<string, unknown> | null;
   created_at: string;
   updated_at: string;
 }
@@ -56,6 +57,7 @@ export const freshMoney = (amount: number, fundId: number | null = null) => ({
   void_reason: null,
   voided_at: null,
   pledge_id: null,
+  tribute: null,
 });
 
 export let service: TestService;

@@ -45,7 +45,7 @@ const addressLine = (max: number) =>
     .nullable()
     .optional();
 
-const addressSchema = z.strictObject(
+export const addressSchema = z.strictObject(
   {
     line1: addressLine(200),
     line2: addressLine(200),

@@ -40,6 +40,7 @@ import {
   type GiftRow,
   type SoftCreditInput,
 } from './schema.js';
+import { checkTribute, storeTribute, type TributeInput } from './tribute.js';
 
 type GiftCheck = RecordCheck<GiftRow>;
 
@@ -203,6 +204,7 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   validation.errors.push(...(await checkReferencesAt(ctx, donorReference, newDonors)));
   await checkMatch(ctx, check);
   await checkPayment(ctx, check);
+  await checkTribute(ctx, check);
 }
 
 /** The stored fields: `fund_id` lives on as the gift's one designation. */
@@ -254,6 +256,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
     pledge_id: (record.pledge_id ?? null) as number | null,
     fund_ids: designations.map((part) => part.fund_id),
     soft_credit_donor_ids: softCredits.map((credit) => credit.donor_id),
+    ...storeTribute(record.tribute as TributeInput | null, existing),
   };
 }
 
@@ -286,6 +289,11 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
       'pledge_id',
       'reference_not_found',
       'does not name an existing pledge',
+    ),
+    gifts_tribute_honoree_fkey: problem(
+      'tribute.honoree_donor_id',
+      'reference_not_found',
+      'does not name an existing donor',
     ),
     // The payment rules, under the pledge's lock, check it first: this is the table's backstop.
     pledges_amounts_check: problem(
@@ -352,6 +360,8 @@ function giftInOneStatement(
   if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
+  // An honoree donor, and notify's rule, are judged by checkTribute on the full path.
+  if (check.record.tribute !== null) return null;
   // A rate to look up by date is a lookup too. The guard below confirms the base currency.
   const base = ctx.institution.currency;
   const sentRate = check.validation.sent.has('exchange_rate');

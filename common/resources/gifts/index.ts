@@ -6,6 +6,7 @@ import { giftList } from './list.js';
 import { presentGift } from './present.js';
 import { giftResponse } from './response.js';
 import { giftDefaults, giftIdentity, giftShape, giftTable } from './schema.js';
+import { acknowledgeTributeAction } from './tributeAcknowledgement.js';
 import { voidGiftAction } from './void.js';
 
 export const gifts: ResourceDescriptor = {
@@ -16,7 +17,7 @@ export const gifts: ResourceDescriptor = {
   commands: { create: createGift, update: updateGiftCommand, delete: deleteGiftCommand },
   list: giftList,
   retrieve: retrieveFrom(giftTable, presentGift),
-  actions: [voidGiftAction],
+  actions: [voidGiftAction, acknowledgeTributeAction],
   children: [giftRefunds],
   text: {
     tag: 'Gifts',
@@ -40,6 +41,8 @@ export const gifts: ResourceDescriptor = {
       pledge_id:
         'Makes the gift a payment of this pledge: an open pledge of the same donor, for at most its balance (422 `exceeds_pledge_balance` at `amount`).',
       type: 'How the gift was paid. `pledge` is deprecated: name the pledge in `pledge_id`.',
+      tribute:
+        'In honour or in memory of someone: `type` (`in_honor_of`, `in_memory_of`), `honoree_name` (at most 200 characters), optionally `honoree_donor_id` (a donor of the institution), `notify` (`name`, and an `email` or a postal `address` shaped as a donor’s, with its `line1`) and `message` (at most 1000 characters). A PATCH replaces the whole tribute; null removes it. `acknowledgement` and `sent_on` are read-only.',
     },
     rules: [
       '`donor_id` must name a donor of the institution and each fund an open fund of the institution (422 `reference_not_found` / `reference_inactive`, at `fund_id` or `designations.N.fund_id`). A fund the gift already has may have closed since: it stays valid on this gift.',
@@ -50,6 +53,7 @@ export const gifts: ResourceDescriptor = {
       '**Pledge payments** name their pledge in `pledge_id`: a pledge of the institution (422 `reference_not_found`) of the same donor (`invalid_value`) that is open (`invalid_value`), for at most its balance, counting what this gift already paid of it (422 `exceeds_pledge_balance` at `amount`). A new payment without `designations` or `fund_id` takes the pledge’s designations in proportion (see Pledges). Refunding, voiding or deleting a payment gives its amount back to the pledge’s balance. `pledge_id` is money: a receipted, refunded or voided payment keeps it (409 `gift_locked`).',
       '`check_number` is allowed only when `type` is `check` (422 `not_allowed`). `currency` defaults to the institution’s currency.',
       '**Payments of a recurring gift** name it in `recurring_gift_id`: a recurring gift of the institution (422 `reference_not_found`) and of the gift’s own donor (`invalid_value`, also when a PATCH changes the donor of a payment), not cancelled when the gift is newly linked to it (`invalid_value`); a paused one still takes payments. A payment takes no designation from its recurring gift: it states its own. Its `net_amount` counts in the recurring gift’s `total_given`, and its `gift_date` in `last_gift_date` and `next_expected_on`, unless it is voided.',
+      '**Tributes** (a gift in honour or in memory of someone) are not money: `tribute` may be set, changed or removed by PATCH, even on a receipted or voided gift. `honoree_donor_id` must name a donor of the institution (422 `reference_not_found`; a deceased donor is fine); deleting that donor later leaves the tribute with its `honoree_name` only. `notify` needs a `name` and an `email` or an `address` (422 `required` at `tribute.notify`). The honoree gets no credit by itself: add a soft credit with reason `tribute` for that. `tribute.acknowledgement` is `pending` when the tribute has `notify` and `not_required` otherwise, until `POST /gifts/{id}/tribute-acknowledgement` makes it `sent` (with `sent_on`). A PATCH of the tribute keeps a `sent` acknowledgement and its `sent_on` as they are; otherwise the acknowledgement follows `notify` (adding it makes `pending`, removing it `not_required`). A tribute set to null takes its acknowledgement with it.',
     ].join('\n\n'),
     conflicts: { update: ['gift_locked'], delete: ['gift_locked', 'resource_in_use'] },
     deleteNote:
@@ -59,6 +63,8 @@ export const gifts: ResourceDescriptor = {
       recurring_gift_id: 'The payments of this recurring gift.',
       soft_credit_donor_id: 'Gifts that soft-credit this donor.',
       matches_gift_id: 'Gifts that match this gift.',
+      tribute_acknowledgement:
+        'Gifts with a tribute whose acknowledgement is in this state (`pending`: the notifications still to send).',
       q: 'The subject contains this text.',
       gift_date_from: 'Gifts on or after this date.',
       gift_date_to: 'Gifts on or before this date.',
@@ -75,6 +81,12 @@ export const gifts: ResourceDescriptor = {
           { fund_id: 2, amount: 100 },
         ],
         soft_credits: [{ donor_id: 2, amount: 250, reason: 'household' }],
+        tribute: {
+          type: 'in_memory_of',
+          honoree_name: 'Grace Hopper',
+          notify: { name: 'The Hopper family', email: 'family@example.org' },
+          message: 'With fond memories of the class of 1928.',
+        },
       },
       update: { subject: 'Annual fund 2026, in memory of a classmate' },
     },

@@ -9,6 +9,7 @@ import {
 import { collectionList } from '../table.js';
 import { presentGift } from './present.js';
 import { giftIdentity, giftStatuses, giftTable, giftTypes } from './schema.js';
+import { tributeAcknowledgements } from './tribute.js';
 
 /** An id within one of the gift's id arrays, served by its partial GIN index (hence `<> '{}'`). */
 const containsId = (column: 'fund_ids' | 'soft_credit_donor_ids') => ({
@@ -29,6 +30,10 @@ export const giftList = collectionList(giftIdentity, giftTable, {
     matches_gift_id: idFilter(sql.fragment`matches_gift_id`),
     type: enumFilter(sql.fragment`type`, giftTypes),
     status: enumFilter(sql.fragment`status`, giftStatuses),
+    tribute_acknowledgement: enumFilter(
+      sql.fragment`tribute_acknowledgement`,
+      tributeAcknowledgements,
+    ),
     q: textSearch([sql.fragment`subject`]),
     gift_date_from: { ...dateFilter(sql.fragment`gift_date`, '>='), followsKey: true },
     gift_date_to: { ...dateFilter(sql.fragment`gift_date`, '<='), followsKey: true },

@@ -1,6 +1,7 @@
 import { toCents } from '../../money.js';
 import type { GiftResponse } from './response.js';
 import type { GiftRow } from './schema.js';
+import { presentTribute } from './tribute.js';
 
 /** What the gift still counts for in every total: nothing once voided. */
 export function netCents(row: Pick<GiftRow, 'amount' | 'amount_refunded' | 'status'>): bigint {
@@ -42,6 +43,7 @@ export const presentGift = (row: GiftRow): GiftResponse => ({
   void_reason: row.void_reason,
   voided_at: row.voided_at,
   pledge_id: row.pledge_id,
+  tribute: presentTribute(row),
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

@@ -10,6 +10,7 @@ import {
   timestamps,
 } from '../responseFields.js';
 import { giftStatuses, giftType, MAX_SPLITS, softCreditReasons } from './schema.js';
+import { tributeResponse } from './tribute.js';
 
 export const designationResponse = z.object({
   fund_id: reference('fund'),
@@ -70,6 +71,7 @@ export const giftResponse = z.object({
   pledge_id: reference('pledge this gift pays')
     .nullable()
     .describe('The pledge this gift is a payment of; null for a gift that pays no pledge.'),
+  tribute: tributeResponse,
   ...timestamps,
 });
 export type GiftResponse = z.infer<typeof giftResponse>;

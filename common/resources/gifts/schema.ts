@@ -14,6 +14,13 @@ import {
 import type { JsonValue } from '../../json.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Table } from '../table.js';
+import {
+  tributeInput,
+  tributeReadAs,
+  tributeRow,
+  tributeWriteAs,
+  type TributeFields,
+} from './tribute.js';
 
 export const giftIdentity: ResourceIdentity = {
   name: 'gifts',
@@ -99,6 +106,7 @@ export const giftShape: Shape = {
   benefit_amount: { schema: moneyOrZero },
   // A payment of a pledge (giving.md §5).
   pledge_id: { schema: recordId, nullable: true },
+  tribute: { schema: tributeInput, nullable: true },
 };
 
 export const giftDefaults: Record<string, JsonValue> = {
@@ -111,6 +119,7 @@ export const giftDefaults: Record<string, JsonValue> = {
   matches_gift_id: null,
   benefit_amount: 0,
   pledge_id: null,
+  tribute: null,
 };
 
 /**
@@ -161,6 +170,7 @@ export const giftRow = z.object({
   void_reason: z.string().nullable(),
   voided_at: z.string().nullable(),
   pledge_id: z.number().nullable(),
+  ...tributeRow,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -187,7 +197,7 @@ export type GiftFields = Pick<
   | 'matches_gift_id'
   | 'benefit_amount'
   | 'pledge_id'
-> & { fund_ids: number[]; soft_credit_donor_ids: number[] };
+> & { fund_ids: number[]; soft_credit_donor_ids: number[] } & TributeFields;
 
 export const giftTable: Table<GiftRow, GiftFields> = {
   name: 'gifts',
@@ -196,6 +206,7 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     gift_date: sql.fragment`gift_date::text`,
     matched_by_gift_ids: sql.fragment`(SELECT coalesce(jsonb_agg(m.id ORDER BY m.id), '[]')
       FROM gifts m WHERE m.institution_id = gifts.institution_id AND m.matches_gift_id = gifts.id)`,
+    ...tributeReadAs,
   },
   // Cast, because the single-statement insert (INSERT … SELECT) gives these no column type.
   writeAs: {
@@ -211,5 +222,6 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     benefit_amount: (amount) => sql.fragment`${String(amount)}::numeric`,
     fund_ids: (ids) => sql.array(ids, 'int8'),
     soft_credit_donor_ids: (ids) => sql.array(ids, 'int8'),
+    ...tributeWriteAs,
   },
 };

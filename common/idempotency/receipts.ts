@@ -339,10 +339,10 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
         WHERE institution_id = ${institutionId} AND id = ANY(${ids}) ${usable}
         FOR KEY SHARE) AS held) = cardinality(${ids})`;
   });
-  // Held FOR SHARE, as baseCurrency reads it: after waiting for a change of currency, the lock
-  // reads the row as the change left it.
+  // Held as baseCurrency holds it: after waiting for a change of currency, the lock reads the
+  // row as the change left it.
   const sameBase = sql.fragment`AND (m.base_currency IS NULL OR EXISTS (SELECT 1 FROM institutions
-    WHERE id = ${institutionId} AND currency = m.base_currency FOR SHARE))`;
+    WHERE id = ${institutionId} AND currency = m.base_currency FOR KEY SHARE))`;
   const columns = sql.join(
     names.map((name) => sql.identifier([name])),
     sql.fragment`, `,

@@ -62,7 +62,7 @@ const count = (outcomes: RowOutcome[], kind: RowOutcome['kind']) =>
 async function institutionOf(db: DatabaseTransactionConnection, id: number): Promise<Institution> {
   // Under the lock a change of currency waits for (see baseCurrency): the chunk's gifts are
   // judged and written in the base currency it reads here.
-  const found = await findInstitution(db, id, sql.fragment`FOR SHARE`);
+  const found = await findInstitution(db, id, sql.fragment`FOR KEY SHARE`);
   if (!found) throw new Error(`institution ${id} is gone`);
   return { id: found.id, name: found.name, currency: found.currency };
 }

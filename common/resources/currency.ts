@@ -6,16 +6,17 @@ import { apportion, baseCents, centsToNumber, toCents } from '../money.js';
 import { findExchangeRate } from './exchangeRates/queries.js';
 
 /**
- * The institution's base currency as committed, read FOR SHARE. A change of currency (PATCH
- * /institution) holds the row FOR UPDATE, so a write reading it here either commits first, and
- * is seen by that change's check of the money records, or waits and reads the new currency:
- * never a gift in a currency that was the base when it was queued and is not when it commits.
- * SHARE, not KEY SHARE (which the foreign keys take): a KEY SHARE lock waiting on an update that
- * changed no key is granted on the row as it was, and would answer the old currency; SHARE
- * conflicts with the update and reads the row as it is after it.
+ * The institution's base currency as committed, not as the API key's cached institution says
+ * (a PATCH /institution may have changed it since the write was queued), read FOR KEY SHARE as
+ * the foreign keys of every insert hold the row. A change of currency holds it FOR UPDATE, so a
+ * write reading it here either commits first, and is seen by that change's check of the money
+ * records, or waits and then reads the row as the change left it: never a gift in a currency
+ * that was the base when it was queued and is not when it commits.
  */
-export async function baseCurrency(ctx: CommandContext): Promise<string> {
-  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR SHARE`;
+export async function baseCurrency(
+  ctx: Pick<CommandContext, 'db' | 'dryRun' | 'institution'>,
+): Promise<string> {
+  const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`;
   return ctx.db.oneFirst(sql.type(z.object({ currency: z.string() }))`
     SELECT currency FROM institutions WHERE id = ${ctx.institution.id} ${lock}`);
 }

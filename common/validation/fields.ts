@@ -67,19 +67,6 @@ export const moneyOrZero = z
     params: { code: 'invalid_format' },
   });
 
-/**
- * An exchange rate (fundraising.md §2): base units for one unit of a currency, above 0, at most
- * 6 decimal places (numeric(18,6)).
- */
-export const exchangeRate = z
-  .number({ message: 'must be a number' })
-  .gt(0, { message: 'must be greater than 0', abort: true })
-  .max(1_000_000_000, { message: 'must be at most 1000000000', abort: true })
-  .refine((value) => /^\d+(\.\d{1,6})?$/.test(String(value)), {
-    message: 'must have at most 6 decimal places',
-    params: { code: 'invalid_format' },
-  });
-
 /** A real calendar date written YYYY-MM-DD; it is stored and returned exactly as sent. */
 export const calendarDate = z.string({ message: 'must be a string' }).refine(
   (value) => {

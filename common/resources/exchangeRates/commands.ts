@@ -7,9 +7,10 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { alreadyInUse } from '../checks.js';
+import { baseCurrency } from '../currency.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentExchangeRate } from './present.js';
-import { committedBaseCurrency, deleteExchangeRate } from './queries.js';
+import { deleteExchangeRate } from './queries.js';
 import { exchangeRateResponse } from './response.js';
 import {
   exchangeRateDefaults,
@@ -30,12 +31,7 @@ async function exchangeRateRules(
   const { record, validation } = check;
   const currencyUsable = check.valid('currency');
   if (currencyUsable) {
-    const base = await committedBaseCurrency(
-      ctx.db,
-      ctx.institution.id,
-      // A read-only dry run cannot lock, and needs no lock.
-      ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`,
-    );
+    const base = await baseCurrency(ctx);
     if (record.currency === base) {
       validation.errors.push({
         param: 'currency',

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
 /**
@@ -25,18 +25,4 @@ export async function deleteExchangeRate(
 ): Promise<void> {
   await db.query(sql.unsafe`
     DELETE FROM exchange_rates WHERE institution_id = ${institutionId} AND id = ${id}`);
-}
-
-/**
- * The institution's base currency as committed, not as the API key's cached institution says:
- * a PATCH /institution may have changed it since. Held FOR KEY SHARE by a real write, so that a
- * change of currency (which holds the row FOR UPDATE) commits before this read or after the write.
- */
-export function committedBaseCurrency(
-  db: CommonQueryMethods,
-  institutionId: number,
-  lock: FragmentSqlToken,
-): Promise<string> {
-  return db.oneFirst(sql.type(z.object({ currency: z.string() }))`
-    SELECT currency FROM institutions WHERE id = ${institutionId} ${lock}`);
 }

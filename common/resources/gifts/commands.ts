@@ -338,7 +338,7 @@ function referencesHold(
  */
 const baseCurrencyHolds = (institutionId: number, currency: string): FragmentSqlToken =>
   sql.fragment`EXISTS (SELECT 1 FROM institutions
-    WHERE id = ${institutionId} AND currency = ${currency} FOR SHARE)`;
+    WHERE id = ${institutionId} AND currency = ${currency} FOR KEY SHARE)`;
 
 /**
  * A new gift whose body passes every rule that needs no lookup, and names no matched gift,

@@ -4,7 +4,7 @@ import type { ResourceIdentity } from '../../commands/resourceCommands.js';
 import {
   calendarDate,
   currencyCode,
-  exchangeRate,
+  rate,
   money,
   moneyOrZero,
   oneOf,
@@ -94,7 +94,7 @@ export const giftShape: Shape = {
   recurring_gift_id: { schema: recordId, nullable: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
-  exchange_rate: { schema: exchangeRate },
+  exchange_rate: { schema: rate },
   subject: { schema: text(200), required: true },
   gift_date: { schema: calendarDate, required: true },
   type: { schema: giftType },

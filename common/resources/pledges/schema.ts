@@ -5,7 +5,7 @@ import type { JsonValue } from '../../json.js';
 import {
   calendarDate,
   currencyCode,
-  exchangeRate,
+  rate,
   money,
   oneOf,
   recordId,
@@ -42,7 +42,7 @@ export const pledgeShape: Shape = {
   donor_id: { schema: recordId, required: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
-  exchange_rate: { schema: exchangeRate },
+  exchange_rate: { schema: rate },
   pledge_date: { schema: calendarDate, required: true },
   fund_id: { schema: recordId, nullable: true },
   designations: {

@@ -6,7 +6,7 @@ import type { JsonValue } from '../../json.js';
 import {
   calendarDate,
   currencyCode,
-  exchangeRate,
+  rate,
   money,
   oneOf,
   recordId,
@@ -43,7 +43,7 @@ export const recurringGiftShape: Shape = {
   donor_id: { schema: recordId, required: true },
   amount: { schema: money, required: true },
   currency: { schema: currencyCode },
-  exchange_rate: { schema: exchangeRate },
+  exchange_rate: { schema: rate },
   frequency: { schema: oneOf(frequencies), required: true },
   start_on: { schema: calendarDate, required: true },
   fund_id: { schema: recordId, nullable: true },

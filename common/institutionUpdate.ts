@@ -37,7 +37,7 @@ const readOnly = readOnlyOf(institutionResponse, institutionShape);
 export const institutionUpdateText = {
   notes: {
     currency:
-      'The base currency. It can change only while the institution has no gift, pledge or recurring gift (409 `resource_in_use`); sending the current one is always accepted.',
+      'The base currency. It can change only while the institution has no gift, pledge, recurring gift or exchange rate (409 `resource_in_use`; a rate is stated in units of the base currency); sending the current one is always accepted.',
     fiscal_year_start_month: 'A whole number from 1 to 12 (else 422 `out_of_range`). Default `1`.',
     consent_mode: 'Default `opt_out`.',
   } as Record<string, string>,
@@ -75,7 +75,7 @@ export const updateInstitutionCommand: Command = {
     } as InstitutionSettings;
     if (settings.currency !== existing.currency && (await holdsMoney(ctx.db, ctx.institution.id)))
       throw errors.resourceInUse(
-        `The institution has gifts, pledges or recurring gifts, so its currency stays ${existing.currency}.`,
+        `The institution has gifts, pledges, recurring gifts or exchange rates, so its currency stays ${existing.currency}.`,
       );
     const row = ctx.dryRun
       ? { ...existing, ...settings }

@@ -90,14 +90,15 @@ export function updateInstitution(
 }
 
 /**
- * Whether the institution has a gift, a pledge or a recurring gift: its base currency is then
- * fixed (fundraising.md §1).
+ * Whether the institution has a gift, a pledge or a recurring gift (fundraising.md §1), or an
+ * exchange rate (each is stated in units of the base currency): its base currency is then fixed.
  */
 export function holdsMoney(db: CommonQueryMethods, institutionId: number): Promise<boolean> {
   return db.oneFirst(sql.type(z.object({ holds: z.boolean() }))`
     SELECT EXISTS (SELECT FROM gifts WHERE institution_id = ${institutionId})
         OR EXISTS (SELECT FROM pledges WHERE institution_id = ${institutionId})
-        OR EXISTS (SELECT FROM recurring_gifts WHERE institution_id = ${institutionId}) AS holds`);
+        OR EXISTS (SELECT FROM recurring_gifts WHERE institution_id = ${institutionId})
+        OR EXISTS (SELECT FROM exchange_rates WHERE institution_id = ${institutionId}) AS holds`);
 }
 
 /** Operator actions (the admin CLI); tenants cannot reach these. */

@@ -484,16 +484,18 @@ describe('findExchangeRate: the rate in effect on a date', () => {
 
 describe('the base currency is the institution’s as committed', () => {
   test('after PATCH /institution changes it, the new base is refused and the old one taken', async () => {
+    // An institution of no money and no rate yet, whose currency may still change.
+    const tenant = await service.createTenant('Rate Change College', 'USD');
     // The API now holds the key as confirmed, with the institution as it was before the change.
-    await createRate({ currency: 'THB', effective_on: '2026-08-01' }, other.key);
+    expect((await service.call('GET', path, { key: tenant.key })).status).toBe(200);
     const changed = await service.call<{ currency: string }>('PATCH', '/api/v1/institution', {
-      key: other.key,
+      key: tenant.key,
       body: { currency: 'CHF' },
     });
     expect([changed.status, changed.body.currency]).toEqual([200, 'CHF']);
     const before = await rateRows();
     const refused = await service.call('POST', path, {
-      key: other.key,
+      key: tenant.key,
       body: { currency: 'CHF', rate: 1.1, effective_on: '2026-08-01' },
     });
     expect([refused.status, fieldErrors(refused)]).toEqual([
@@ -502,9 +504,15 @@ describe('the base currency is the institution’s as committed', () => {
     ]);
     expect(await rateRows()).toEqual(before);
     const old = await createRate(
-      { currency: 'GBP', effective_on: '2026-08-01', rate: 1.2 },
-      other.key,
+      { currency: 'USD', effective_on: '2026-08-01', rate: 1.2 },
+      tenant.key,
     );
-    expect(old.currency).toBe('GBP');
+    expect(old.currency).toBe('USD');
+    // Holding a rate, the base currency no longer changes.
+    const fixed = await service.call('PATCH', '/api/v1/institution', {
+      key: tenant.key,
+      body: { currency: 'EUR' },
+    });
+    expect(fixed.status).toBe(409);
   });
 });

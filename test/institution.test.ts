@@ -328,7 +328,7 @@ describe('PATCH /institution', () => {
 });
 
 describe('the currency of an institution with money records', () => {
-  test('changes while it has none; then a gift, a pledge or a recurring gift fixes it (409 resource_in_use)', async () => {
+  test('changes while it has none; then a gift, a pledge, a recurring gift or an exchange rate fixes it (409 resource_in_use)', async () => {
     const creates: Array<[string, string, (donorId: number) => Record<string, unknown>]> = [
       ['gift', '/api/v1/gifts', giftOf],
       ['pledge', '/api/v1/pledges', pledgeOf],
@@ -341,6 +341,12 @@ describe('the currency of an institution with money records', () => {
           frequency: 'monthly',
           start_on: '2026-03-01',
         }),
+      ],
+      // A rate is stated in units of the base currency: another base would make it wrong.
+      [
+        'exchange rate',
+        '/api/v1/exchange-rates',
+        () => ({ currency: 'JPY', rate: 0.0061, effective_on: '2026-01-01' }),
       ],
     ];
     for (const [label, collection, body] of creates) {

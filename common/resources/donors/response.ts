@@ -24,13 +24,13 @@ export type AddressResponse = z.infer<typeof addressResponse>;
 const givingResponse = z
   .object({
     total_amount: moneyAmount.describe(
-      'Hard credit: the sum of the donor’s gifts that are not voided, net of refunds; 0 without gifts.',
+      'Hard credit: the sum of the donor’s gifts that are not voided, net of refunds, in the base currency (their `base_amount`s net of their refunds’); 0 without gifts.',
     ),
     gift_count: z.number().int().min(0).describe('The donor’s gifts that are not voided.'),
     first_gift_date: calendarDay.nullable(),
     last_gift_date: calendarDay.nullable(),
     soft_credit_total: moneyAmount.describe(
-      'The sum of the soft credits other donors’ gifts (not voided) give this donor, each counted in proportion to its gift’s net amount: the credit’s `amount` × the gift’s `net_amount` / its `amount`, rounded down to the cent. A credit of a gift refunded in full counts 0, one of a gift refunded 40 of 100 counts 60% of its amount, and a credit of the whole gift counts exactly the gift’s net amount. Never part of total_amount or of fund totals.',
+      'The sum of the soft credits other donors’ gifts (not voided) give this donor, in the base currency, each counted in proportion to its gift’s net amount: the credit’s `base_amount` × the gift’s net base amount / its `base_amount`, rounded down to the cent. A credit of a gift refunded in full counts 0, one of a gift refunded 40 of 100 counts 60% of its amount, and a credit of the whole gift counts exactly the gift’s net amount. Never part of total_amount or of fund totals.',
     ),
     soft_credit_count: z
       .number()
@@ -40,11 +40,11 @@ const givingResponse = z
         'How many such soft credits, a credit of a gift refunded in full included (as `gift_count` counts such a gift).',
       ),
     pledged_outstanding: moneyAmount.describe(
-      'The sum of the balances of the donor’s open pledges: promised, not yet paid.',
+      'The sum of the `base_balance`s of the donor’s open pledges: promised, not yet paid, in the base currency.',
     ),
   })
   .describe(
-    'Read-only giving summary, on GET /donors/{id} only. A Household’s counts its own records and those of its current members as one donor’s, each gift once: `total_amount`, `gift_count` and the dates cover the gifts of the household and of each current member (hard credit, net of refunds, voided gifts left out), and `pledged_outstanding` their open pledges; `soft_credit_total` and `soft_credit_count` cover only the soft credits that gifts of other donors give the household itself, so a member’s gift that also soft-credits the household counts once, as hard credit. A member’s soft credits are the member’s own and are not counted. A member leaving takes its records out of the household’s figures (and a member joining brings its whole history in); a member’s own `giving` is unchanged by its household.',
+    'Read-only giving summary, on GET /donors/{id} only, in the institution’s base currency: every figure sums base amounts (a gift in another currency counts at the rate it was posted at; one recorded before currencies and not yet given a rate counts nowhere). A Household’s counts its own records and those of its current members as one donor’s, each gift once: `total_amount`, `gift_count` and the dates cover the gifts of the household and of each current member (hard credit, net of refunds, voided gifts left out), and `pledged_outstanding` their open pledges; `soft_credit_total` and `soft_credit_count` cover only the soft credits that gifts of other donors give the household itself, so a member’s gift that also soft-credits the household counts once, as hard credit. A member’s soft credits are the member’s own and are not counted. A member leaving takes its records out of the household’s figures (and a member joining brings its whole history in); a member’s own `giving` is unchanged by its household.',
   );
 
 /** The donor as create, update and lists return it (presentDonor). */

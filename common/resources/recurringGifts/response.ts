@@ -43,7 +43,7 @@ export const recurringGiftResponse = z.object({
     .min(0)
     .describe('How many payments (gifts naming it, not voided) it has had.'),
   total_given: moneyAmount.describe(
-    'The payments’ `net_amount` summed: net of refunds, voided ones left out.',
+    'The payments summed in the base currency: each one’s `base_amount` net of its refunds’, voided ones left out.',
   ),
   lapsed: z
     .boolean()

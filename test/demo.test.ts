@@ -155,6 +155,103 @@ test('the demo institution holds a few hundred valid records of every kind', asy
   expect(cycles.map((row) => row.status).sort()).toEqual(['closed', 'open']);
 });
 
+test('the demo holds gifts in euros and Canadian dollars, converted as the service converts them', async () => {
+  const rates = await query<{ currency: string; n: number }>(
+    database,
+    'SELECT currency, count(*)::int AS n FROM exchange_rates GROUP BY currency ORDER BY currency',
+  );
+  expect(rates).toEqual([
+    { currency: 'CAD', n: 3 },
+    { currency: 'EUR', n: 3 },
+  ]);
+  const foreign = await query<{
+    subject: string;
+    currency: string;
+    amount: string;
+    exchange_rate: string;
+    base_amount: string;
+    designations: { amount: number; base_amount: number }[];
+  }>(
+    database,
+    `SELECT subject, currency, amount::text, exchange_rate::text, base_amount::text, designations
+     FROM gifts WHERE currency <> 'USD' ORDER BY id`,
+  );
+  expect(
+    foreign.map(({ subject, currency, amount, exchange_rate, base_amount }) => ({
+      subject,
+      currency,
+      amount,
+      exchange_rate,
+      base_amount,
+    })),
+  ).toEqual([
+    // The rate on file for the gift's date (90 days ago: the one from 180 days ago).
+    {
+      subject: 'Hartley Arts gift from Dublin',
+      currency: 'EUR',
+      amount: '2000.00',
+      exchange_rate: '1.093400',
+      base_amount: '2186.80',
+    },
+    {
+      subject: 'Annual Fund gift from Toronto',
+      currency: 'CAD',
+      amount: '500.00',
+      exchange_rate: '0.716300',
+      base_amount: '358.15',
+    },
+    // The bank's own rate, sent with the gift.
+    {
+      subject: 'Foundation grant paid from the European account',
+      currency: 'EUR',
+      amount: '7500.00',
+      exchange_rate: '1.098700',
+      base_amount: '8240.25',
+    },
+  ]);
+  expect(foreign[2]!.designations.map((part) => [part.amount, part.base_amount])).toEqual([
+    [5000, 5493.5],
+    [2500, 2746.75],
+  ]);
+  // Every other gift is in the base currency at rate 1, seeded ones included.
+  const [unconverted] = await query<{ n: number }>(
+    database,
+    `SELECT count(*)::int AS n FROM gifts
+     WHERE currency = 'USD' AND (exchange_rate <> 1 OR base_amount <> amount)`,
+  );
+  expect(unconverted!.n).toBe(0);
+});
+
+test('the demo holds a memorial gift whose acknowledgement to the family is pending', async () => {
+  const pending = await fetch(`${apiUrl}/api/v1/gifts?tribute_acknowledgement=pending`, {
+    headers: { 'X-Service-API-Key': apiKey },
+  });
+  expect(pending.status).toBe(200);
+  const { data } = (await pending.json()) as {
+    data: { subject: string; tribute: Record<string, unknown> }[];
+  };
+  expect(data).toEqual([
+    expect.objectContaining({
+      subject: 'In memory of Professor Helen Marsh',
+      tribute: expect.objectContaining({
+        type: 'in_memory_of',
+        honoree_name: 'Professor Helen Marsh',
+        notify: expect.objectContaining({ email: 'marsh.family@example.org' }),
+        acknowledgement: 'pending',
+        sent_on: null,
+      }),
+    }),
+  ]);
+  const tributes = await query<{ subject: string; tribute_acknowledgement: string }>(
+    database,
+    'SELECT subject, tribute_acknowledgement FROM gifts WHERE tribute IS NOT NULL ORDER BY id',
+  );
+  expect(tributes).toEqual([
+    { subject: 'In memory of Professor Helen Marsh', tribute_acknowledgement: 'pending' },
+    { subject: 'In honour of the Okafor family', tribute_acknowledgement: 'sent' },
+  ]);
+});
+
 test('command 1 is a dry run: 201 with id 0, and no donor is written', async () => {
   const command = commands[0]!;
   expect(command).toContain('dry_run=true');

@@ -18,6 +18,7 @@ import {
   type Body,
 } from './data.js';
 import { DemoError } from './errors.js';
+import { recordFundraisingStories } from './fundraising.js';
 import { recordMoneyStories } from './money.js';
 
 type Created = Body & { id: number };
@@ -159,11 +160,9 @@ export async function fillInstitution(
     })),
   );
   await inBatches(gifts, (gift) => client.create('/gifts', gift.body, gift.key));
-  await recordMoneyStories(
-    client,
-    donorRows.map((row) => row.id),
-    fundId,
-  );
+  const donorIds = donorRows.map((row) => row.id);
+  await recordMoneyStories(client, donorIds, fundId);
+  await recordFundraisingStories(client, donorIds, fundId);
 
   // Award cycles are academic years, August to May: last year's and this year's.
   const now = new Date();

@@ -15,23 +15,18 @@ import type { ImportResource } from './schema.js';
  */
 type Kind = 'number' | 'boolean' | 'array' | 'words' | 'object' | 'text';
 
-/** What matches a row to a record that is not a field of the write (gift rows' donor). */
+/**
+ * Columns that name another record by something other than its id, not fields of the write: a
+ * gift row's donor, and its campaign and appeal by code (rows.ts looks them up).
+ */
 export const matchColumns: Record<ImportResource, readonly string[]> = {
   donors: [],
-  gifts: ['donor_external_id', 'donor_email'],
+  gifts: ['donor_external_id', 'donor_email', 'campaign_code', 'appeal_code'],
 };
-
-/**
- * A gift row has no tribute columns yet: its nested `notify` needs a reading of its own, which
- * a later step adds with them. Until then a gift import writes no tribute (the default, null).
- */
-const giftImportShape: Shape = Object.fromEntries(
-  Object.entries(giftShape).filter(([name]) => name !== 'tribute'),
-);
 
 export const shapes: Record<ImportResource, Shape> = {
   donors: donorShape,
-  gifts: giftImportShape,
+  gifts: giftShape,
 };
 
 interface ZodDefinition {
@@ -68,9 +63,26 @@ function kindOf(schema: z.ZodType): Kind {
   return 'text';
 }
 
-/** The nested field names of an object field (`address` → line1, city, ...). */
-function subFields(schema: z.ZodType): string[] {
-  return Object.keys(definitionOf(unwrap(schema)).shape ?? {});
+/** The nested fields of an object field, by name (`address` → line1, city, ...). */
+function subSchemas(schema: z.ZodType): Record<string, z.ZodType> {
+  return definitionOf(unwrap(schema)).shape ?? {};
+}
+
+/** A field's columns: an object's nested fields, as deep as they go (`tribute.notify.email`). */
+function columnsOf(name: string, schema: z.ZodType): string[] {
+  return kindOf(schema) === 'object'
+    ? Object.entries(subSchemas(schema)).flatMap(([sub, inner]) =>
+        columnsOf(`${name}.${sub}`, inner),
+      )
+    : [name];
+}
+
+/** The schema a column's cell is read by: `tribute.honoree_donor_id` is a number. */
+function schemaOf(resource: ImportResource, column: string): z.ZodType | undefined {
+  const [field, ...path] = column.split('.');
+  let schema = shapes[resource][field!]?.schema;
+  for (const sub of path) schema = schema && subSchemas(schema)[sub];
+  return schema;
 }
 
 /**
@@ -78,13 +90,8 @@ function subFields(schema: z.ZodType): string[] {
  * one column per nested field) and the columns that match rows to records.
  */
 export function knownColumns(resource: ImportResource): string[] {
-  const shape = shapes[resource];
   return [
-    ...Object.entries(shape).flatMap(([name, spec]) =>
-      kindOf(spec.schema) === 'object'
-        ? subFields(spec.schema).map((sub) => `${name}.${sub}`)
-        : [name],
-    ),
+    ...Object.entries(shapes[resource]).flatMap(([name, spec]) => columnsOf(name, spec.schema)),
     ...matchColumns[resource],
   ];
 }
@@ -153,7 +160,8 @@ function readCell(kind: Kind, cell: string): JsonValue {
 
 /**
  * One CSV row as the JSON body of the write: an empty cell is a field not sent (its default
- * applies); `address.city` goes into `address`; `designations` stays text here
+ * applies); `address.city` goes into `address`, `tribute.notify.email` into `tribute.notify`, so
+ * an object no cell of the row fills is not sent at all; `designations` stays text here
  * (`fund_code:amount;...`: its fund codes are looked up with the chunk's, see rows.ts).
  */
 export function bodyOfCells(
@@ -161,21 +169,17 @@ export function bodyOfCells(
   header: readonly string[],
   cells: readonly string[],
 ): JsonObject {
-  const shape = shapes[resource];
   const body: JsonObject = {};
   header.forEach((column, index) => {
     const cell = cells[index] ?? '';
     if (cell === '') return;
-    const dot = column.indexOf('.');
-    if (dot > 0) {
-      const parent = column.slice(0, dot);
-      const nested = (body[parent] ??= {}) as JsonObject;
-      nested[column.slice(dot + 1)] = cell;
-      return;
-    }
-    const spec = shape[column];
-    if (column === 'designations' && !cell.startsWith('[')) body[column] = cell;
-    else body[column] = spec ? readCell(kindOf(spec.schema), cell) : cell;
+    const path = column.split('.');
+    const name = path.pop()!;
+    let parent = body;
+    for (const step of path) parent = (parent[step] ??= {}) as JsonObject;
+    const schema = schemaOf(resource, column);
+    if (column === 'designations' && !cell.startsWith('[')) parent[name] = cell;
+    else parent[name] = schema ? readCell(kindOf(schema), cell) : cell;
   });
   return body;
 }

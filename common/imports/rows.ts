@@ -64,7 +64,10 @@ function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue
   });
 }
 
-/** Fund codes and donors' external ids and emails of a chunk, each kind in one query. */
+/**
+ * Fund codes, donors' external ids and emails, and campaign and appeal codes of a chunk, each
+ * kind in one query. Campaign and appeal codes are unique without regard to case, and match so.
+ */
 async function lookups(
   db: DatabaseTransactionConnection,
   institutionId: number,
@@ -84,6 +87,10 @@ async function lookups(
   const emails = distinct(
     present.flatMap((body) => [text(body.donor_email), text(body.email)]),
   ).map((email) => email.toLowerCase());
+  const lowered = (column: string) =>
+    distinct(present.map((body) => text(body[column]))).map((code) => code.toLowerCase());
+  const campaignCodes = lowered('campaign_code');
+  const appealCodes = lowered('appeal_code');
   // One after the other: the queries share the chunk's transaction, hence its connection.
   const funds = codes.length
     ? await db.any(sql.type(idCode)`
@@ -102,9 +109,23 @@ async function lookups(
         WHERE institution_id = ${institutionId}
           AND lower(email) = ANY(${sql.array(emails, 'text')})`)
     : [];
+  const byCode = (table: 'campaigns' | 'appeals', codes: string[]) =>
+    codes.length
+      ? db.any(sql.type(idCode)`
+          SELECT id, lower(code) AS key FROM ${sql.identifier([table])}
+          WHERE institution_id = ${institutionId} AND lower(code) = ANY(${sql.array(codes, 'text')})`)
+      : [];
+  const campaigns = await byCode('campaigns', campaignCodes);
+  const appeals = await byCode('appeals', appealCodes);
   const map = (rows: readonly { id: number; key: string }[]) =>
     new Map(rows.map((row) => [row.key, row.id]));
-  return { funds: map(funds), byExternalId: map(byExternalId), byEmail: map(byEmail) };
+  return {
+    funds: map(funds),
+    byExternalId: map(byExternalId),
+    byEmail: map(byEmail),
+    campaigns: map(campaigns),
+    appeals: map(appeals),
+  };
 }
 
 type Lookups = Awaited<ReturnType<typeof lookups>>;
@@ -172,6 +193,34 @@ function resolveGiftDonor(body: JsonObject, found: Lookups, prepared: Prepared):
   } else body.donor_id = id;
 }
 
+/**
+ * A gift's campaign and appeal named by `campaign_code` and `appeal_code` (any case) instead of
+ * `campaign_id` and `appeal_id`; the command then judges the ids as it judges any (a closed
+ * campaign, an appeal of another campaign).
+ */
+function resolveCoding(body: JsonObject, found: Lookups, prepared: Prepared): void {
+  for (const kind of ['campaign', 'appeal'] as const) {
+    const column = `${kind}_code`;
+    const field = `${kind}_id`;
+    const code = text(body[column]);
+    delete body[column];
+    if (code === undefined) continue;
+    const id = found[`${kind}s`].get(code.toLowerCase());
+    if (body[field] !== undefined) {
+      prepared.found.push({
+        param: column,
+        code: 'not_allowed',
+        message: `name the ${kind} once: by ${field} or ${column}`,
+      });
+      prepared.covered.push(field);
+      delete body[field];
+    } else if (id === undefined) {
+      prepared.found.push(notFound(column, kind));
+      prepared.covered.push(field);
+    } else body[field] = id;
+  }
+}
+
 /** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
 function matchDonor(
   body: JsonObject,
@@ -226,6 +275,7 @@ export async function prepareChunk(
     if (imp.resource === 'gifts') {
       resolveDesignations(body, found, prepared);
       resolveGiftDonor(body, found, prepared);
+      resolveCoding(body, found, prepared);
     } else matchDonor(body, found, imp.on_match, prepared);
     return prepared;
   });
@@ -382,6 +432,7 @@ export async function readAhead(
         bodies.flatMap((body) => [
           body.donor_id,
           ...listOf(body.soft_credits).map((credit) => credit.donor_id),
+          isJsonObject(body.tribute) ? body.tribute.honoree_donor_id : undefined,
         ]),
       ),
       false,
@@ -396,6 +447,21 @@ export async function readAhead(
       ),
       true,
     );
+    // A line's own codes win over the gift's (fundraising.md §3): both are read.
+    for (const [table, field] of [
+      ['campaigns', 'campaign_id'],
+      ['appeals', 'appeal_id'],
+    ] as const)
+      await read(
+        table,
+        ids(
+          bodies.flatMap((body) => [
+            body[field],
+            ...listOf(body.designations).map((part) => part[field]),
+          ]),
+        ),
+        true,
+      );
   } else {
     await read('users', ids(bodies.map((body) => body.assigned_user_id)), true);
     await read(

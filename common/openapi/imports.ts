@@ -39,8 +39,8 @@ const query = (name: string, description: string, schema: JsonSchema): JsonSchem
 
 const createDescription = [
   'Uploads a file of donors or gifts and creates its import, answered 202: the workers judge every row with exactly the rules of `POST /donors` or `POST /gifts` (the same error codes and params), then write the valid ones in chunks, each chunk in one transaction with its records’ events, exactly once whatever fails. Follow it with `GET /imports/{id}` (`rows_processed` advances) and `GET /imports/{id}/errors`.',
-  '**CSV** (`Content-Type: text/csv`): UTF-8 (a BOM is fine), a header row of field names, then one row per record; quoted fields as RFC 4180. An empty cell is a field not sent. Nested fields are columns such as `address.city`; `tag_ids` as `1;2;3`; a gift’s `designations` as `fund_code:amount;...` (`GEN:60;ATH:40`), with funds named by their code. Gift rows name their donor by `donor_id`, `donor_external_id` or `donor_email`. An unknown column is 422 `validation_failed` (param `columns.N`), as are text that is not UTF-8, a quote that never closes and a row with more cells than the header. Templates: `GET /imports/templates/donors.csv` and `gifts.csv`.',
-  '**JSON** (`Content-Type: application/json`): `{"rows": [{...}, ...]}`, each row the body of the single-record write (plus `donor_external_id` / `donor_email` for gifts). Its rows name at most 200 distinct keys between them, as a CSV has at most 200 columns; more is 422 `validation_failed` (param `file`).',
+  '**CSV** (`Content-Type: text/csv`): UTF-8 (a BOM is fine), a header row of field names, then one row per record; quoted fields as RFC 4180. An empty cell is a field not sent. Nested fields are columns such as `address.city` and `tribute.notify.email` (a nested object none of whose cells is filled is not sent); `tag_ids` as `1;2;3`; a gift’s `designations` as `fund_code:amount;...` (`GEN:60;ATH:40`), with funds named by their code. Gift rows name their donor by `donor_id`, `donor_external_id` or `donor_email`, and may name their campaign and appeal by `campaign_code` and `appeal_code` (any case; an unknown code is the row’s `reference_not_found` on that column). A row in another currency than the base takes its `exchange_rate` column, else the rate on file for its `gift_date` (none: `exchange_rate_missing` on `currency`), as `POST /gifts`. An unknown column is 422 `validation_failed` (param `columns.N`), as are text that is not UTF-8, a quote that never closes and a row with more cells than the header. Templates: `GET /imports/templates/donors.csv` and `gifts.csv`.',
+  '**JSON** (`Content-Type: application/json`): `{"rows": [{...}, ...]}`, each row the body of the single-record write (plus `donor_external_id` / `donor_email` / `campaign_code` / `appeal_code` for gifts). Its rows name at most 200 distinct keys between them, as a CSV has at most 200 columns; more is 422 `validation_failed` (param `file`).',
   'At most `IMPORT_MAX_BYTES` (default 50 MiB; 413 `payload_too_large`, nothing stored) and `IMPORT_MAX_ROWS` rows (default 500,000; 413). Gift rows whose `amount`s add up to more than 99999999999999.99 are 422 `validation_failed` (param `file`).',
   '`dry_run=true` validates every row and commits nothing: the import ends `validated`, and `POST /imports/{id}/commit` imports that same file without uploading it again. An `Idempotency-Key` works as on any write: the same key with the same file and choices replays the first answer (and stores nothing new).',
 ].join('\n\n');
@@ -50,7 +50,7 @@ function createOperation(needs: Needs): JsonSchema {
   needs.bodies.set('ImportRows', {
     type: 'object',
     description:
-      'The rows of a JSON import: each the body of the single-record write (`POST /donors` or `POST /gifts`), plus `donor_external_id` or `donor_email` for gifts.',
+      'The rows of a JSON import: each the body of the single-record write (`POST /donors` or `POST /gifts`), plus `donor_external_id` or `donor_email`, `campaign_code` and `appeal_code` for gifts.',
     required: ['rows'],
     additionalProperties: false,
     properties: {
@@ -84,7 +84,7 @@ function createOperation(needs: Needs): JsonSchema {
       ),
       query(
         'expected_amount',
-        'Control total (gifts): the sum of the rows’ `amount`, at most 99999999999999.99 (more is 400 `invalid_parameter`). A mismatch fails the import before any row is judged.',
+        'Control total (gifts): the sum of the rows’ `amount` as written in the file, whatever each row’s `currency` (`100` EUR and `50` USD add up to `150`), at most 99999999999999.99 (more is 400 `invalid_parameter`). It checks that the file was read whole; it is not a money total (that is the gifts’ `base_amount`). A mismatch fails the import before any row is judged.',
         { type: 'string', pattern: '^\\d{1,14}(\\.\\d{1,2})?$' },
       ),
       ...writeParameters,

@@ -103,6 +103,11 @@ export interface SingleStatementCreate {
      * holds only while the institution's is still this one (see baseCurrency).
      */
     baseCurrency?: string;
+    /**
+     * The exchange rate the create took from a hint (hints.ts): the insert holds only while it
+     * is still the rate of `currency` in effect on `on`.
+     */
+    rate?: { currency: string; on: string; rate: string };
   };
 }
 

@@ -322,6 +322,9 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       event_api_key_id: event.apiKeyId,
       fields: create.judged!.fields,
       base_currency: create.judged!.baseCurrency ?? null,
+      rate_currency: create.judged!.rate?.currency ?? null,
+      rate_on: create.judged!.rate?.on ?? null,
+      rate: create.judged!.rate?.rate ?? null,
       ...Object.fromEntries(
         create.judged!.references.map(({ ids }, index) => [`ref_${index}`, ids]),
       ),
@@ -343,6 +346,11 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
   // row as the change left it.
   const sameBase = sql.fragment`AND (m.base_currency IS NULL OR EXISTS (SELECT 1 FROM institutions
     WHERE id = ${institutionId} AND currency = m.base_currency FOR KEY SHARE))`;
+  // A hinted rate is still the one in effect (as findExchangeRate finds it).
+  const sameRate = sql.fragment`AND (m.rate_currency IS NULL OR (SELECT rate FROM exchange_rates
+      WHERE institution_id = ${institutionId} AND currency = m.rate_currency
+        AND effective_on <= m.rate_on
+      ORDER BY effective_on DESC LIMIT 1) = m.rate)`;
   const columns = sql.join(
     names.map((name) => sql.identifier([name])),
     sql.fragment`, `,
@@ -357,13 +365,14 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       FROM json_to_recordset(${sql.json(rows)}) AS m(
         member int, api_key_id text, source text, key text, fingerprint text, ttl_seconds int,
         template text, location text, type text, object_type text, request_id text,
-        event_api_key_id text, fields json, base_currency text${sql.join(
+        event_api_key_id text, fields json, base_currency text, rate_currency text, rate_on date,
+        rate numeric${sql.join(
           referenceColumns.map((column) => sql.fragment`, ${column} int8[]`),
           sql.fragment``,
         )})
       WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
         ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}
-        ${sameBase}),
+        ${sameBase} ${sameRate}),
     inserted AS (
       INSERT INTO ${sql.identifier([table.name])} (institution_id, ${columns})
       SELECT ${institutionId}, ${values}

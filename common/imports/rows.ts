@@ -600,9 +600,11 @@ export async function writeBatched(
     // The create is null unless every rule that needs no lookup passed; what is left of the
     // command's judgement is its references, checked here as the command checks them (from what
     // the chunk read and locked ahead), so the statement needs no guard of its own.
-    if (create?.judged && !(await referencesHold(db, institution, now, lookups, create)))
-      return null;
-    if (create?.judged && row.command) batched.push({ index, create, command: row.command });
+    // A hinted rate needs the guard of the one-statement write, which these inserts have not:
+    // such a row is written by its command.
+    const judged = create?.judged && !create.judged.rate ? create.judged : null;
+    if (judged && !(await referencesHold(db, institution, now, lookups, create!))) return null;
+    if (judged && row.command) batched.push({ index, create: create!, command: row.command });
     else {
       const outcome = await runRow(db, institution, row, {
         dryRun: false,

@@ -18,6 +18,8 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
+import { hintedRate } from '../exchangeRates/hints.js';
+import { rateInEffect } from '../exchangeRates/queries.js';
 import { apportionBase, baseAmountOf, judgeConversion } from '../currency.js';
 import { checkDesignations, sameSplit } from '../designations.js';
 import { checkPledgePayment, settlePledgePayments } from '../pledges/payments.js';
@@ -40,7 +42,12 @@ import {
   type GiftRow,
   type SoftCreditInput,
 } from './schema.js';
-import { checkTribute, storeTribute, type TributeInput } from './tribute.js';
+import {
+  checkTribute,
+  storeTribute,
+  tributeRulesWithoutLookup,
+  type TributeInput,
+} from './tribute.js';
 
 type GiftCheck = RecordCheck<GiftRow>;
 
@@ -340,6 +347,14 @@ const baseCurrencyHolds = (institutionId: number, currency: string): FragmentSql
   sql.fragment`EXISTS (SELECT 1 FROM institutions
     WHERE id = ${institutionId} AND currency = ${currency} FOR KEY SHARE)`;
 
+/** A rate taken from a hint is still the one in effect on its date (see hints.ts). */
+const rateHolds = (
+  institutionId: number,
+  hinted: { currency: string; on: string; rate: string },
+): FragmentSqlToken =>
+  sql.fragment`${rateInEffect(institutionId, hinted.currency, sql.fragment`${hinted.on}::date`)}
+    = ${hinted.rate}::numeric`;
+
 /**
  * A new gift whose body passes every rule that needs no lookup, and names no matched gift,
  * commits in one statement: the donor's foreign key enforces what checkReference would (a donor
@@ -355,22 +370,30 @@ function giftInOneStatement(
   rulesWithoutLookup(check);
   const funds = checkDesignations(check).map((entry) => entry.id);
   const donors = checkSoftCredits(check).map((entry) => entry.id);
+  const honoree = tributeRulesWithoutLookup(check);
+  const honorees = honoree === null ? [] : [honoree];
   if (check.validation.errors.length || check.record.matches_gift_id !== null) return null;
   // A payment's recurring gift needs a lookup (its donor and status) that no guard here makes.
   if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
-  // An honoree donor, and notify's rule, are judged by checkTribute on the full path.
-  if (check.record.tribute !== null) return null;
-  // A rate to look up by date is a lookup too. The guard below confirms the base currency.
+  // The guard below confirms the base currency, and a rate taken from a hint.
   const base = ctx.institution.currency;
+  const institutionId = ctx.institution.id;
   const sentRate = check.validation.sent.has('exchange_rate');
+  let hinted: { currency: string; on: string; rate: string } | undefined;
   if (check.record.currency === base) {
     if (sentRate) return null;
     check.record.exchange_rate = 1;
-  } else if (!sentRate) return null;
+  } else if (!sentRate) {
+    const [currency, on] = [check.record.currency as string, check.record.gift_date as string];
+    const rate = hintedRate(institutionId, currency, on);
+    // No rate found here yet: the full path looks it up (and hints it).
+    if (rate === undefined) return null;
+    hinted = { currency, on, rate };
+    check.record.exchange_rate = rate;
+  }
   const fields = storeGift(check.record, null);
-  const institutionId = ctx.institution.id;
   return {
     // Built only when used: an import's chunk inserts many rows without it.
     insert: (guard) =>
@@ -380,7 +403,9 @@ function giftInOneStatement(
         fields,
         sql.fragment`${guard} AND ${referencesHold(institutionId, fundReference, funds)}
           AND ${referencesHold(institutionId, donorReference, donors)}
-          AND ${baseCurrencyHolds(institutionId, base)}`,
+          AND ${referencesHold(institutionId, donorReference, honorees)}
+          AND ${baseCurrencyHolds(institutionId, base)}
+          AND ${hinted ? rateHolds(institutionId, hinted) : sql.fragment`true`}`,
       ),
     judged: {
       table: giftTable as unknown as Table<Stored, object>,
@@ -389,8 +414,10 @@ function giftInOneStatement(
         { reference: donorReference, ids: [Number(check.record.donor_id)] },
         { reference: fundReference, ids: funds },
         { reference: donorReference, ids: donors },
+        { reference: donorReference, ids: honorees },
       ],
       baseCurrency: base,
+      ...(hinted ? { rate: hinted } : {}),
     },
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),

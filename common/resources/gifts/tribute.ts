@@ -130,8 +130,19 @@ export async function checkTribute(
   ctx: CommandContext,
   check: RecordCheck<GiftRow>,
 ): Promise<void> {
+  const honoree = tributeRulesWithoutLookup(check);
+  if (honoree === null) return;
+  const found = await checkReference(ctx, donorReference, honoree, 'tribute.honoree_donor_id');
+  if (found) check.validation.errors.push(found);
+}
+
+/**
+ * The tribute's rules that need no lookup (checkTribute's others); answers the honoree donor
+ * to look up, when the tribute newly names one.
+ */
+export function tributeRulesWithoutLookup(check: RecordCheck<GiftRow>): number | null {
   const { validation, existing } = check;
-  if (!validation.sent.has('tribute') || !check.valid('tribute')) return;
+  if (!validation.sent.has('tribute') || !check.valid('tribute')) return null;
   const tribute = check.record.tribute as TributeInput;
   const notify = tribute.notify;
   if (notify) {
@@ -149,10 +160,7 @@ export async function checkTribute(
       });
   }
   const honoree = tribute.honoree_donor_id;
-  if (honoree && honoree !== existing?.tribute_honoree_donor_id) {
-    const found = await checkReference(ctx, donorReference, honoree, 'tribute.honoree_donor_id');
-    if (found) validation.errors.push(found);
-  }
+  return honoree && honoree !== existing?.tribute_honoree_donor_id ? honoree : null;
 }
 
 const notifyResponse = z.object({

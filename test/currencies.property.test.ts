@@ -8,9 +8,10 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
 /**
  * giving.md §7 in more than one currency (fundraising.md §2), over any sequence of gifts in
  * several currencies (rates sent or looked up by date), refunds, voids, amount changes, pledges
- * and their payments, recurring gifts and theirs. After every step every base amount is checked
- * against a plain recomputation from the rows read back, in exact integer cents written here from
- * the spec's words and not taken from the service's code: a gift's base_amount is amount × rate
+ * with their payments, write-offs and cancellations, recurring gifts and their payments. After
+ * every step every base amount is checked against a plain recomputation from the rows read back,
+ * in exact integer cents written here from the spec's words and not taken from the service's
+ * code: a gift's base_amount is amount × rate
  * rounded half-even to the cent; its designations' base amounts are it apportioned (each rounded
  * down, the remainder on the last); its refunds give back at the gift's rate and never more than
  * is left, the one that gives back the rest giving back the rest; and every total (donor giving,
@@ -174,6 +175,11 @@ type Op =
       retry: boolean;
     }
   | {
+      kind: 'close';
+      pledge: number;
+      writeOff: boolean;
+    }
+  | {
       kind: 'pay';
       pledge: number;
       share: number;
@@ -254,6 +260,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('close' as const),
+      pledge: fc.nat(20),
+      writeOff: fc.boolean(),
+    }),
+  },
+  {
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('pay' as const),
@@ -317,6 +331,7 @@ interface ModelPledge {
   rate: bigint;
   date: number;
   designated: boolean;
+  status: 'open' | 'fulfilled' | 'written_off' | 'cancelled';
   payments: ModelGift[];
 }
 
@@ -330,8 +345,14 @@ interface ModelRecurring {
 const netOf = (gift: ModelGift) => (gift.voided ? 0 : gift.cents - gift.refunded);
 const paidOf = (pledge: ModelPledge) =>
   pledge.payments.reduce((sum, payment) => sum + netOf(payment), 0);
-const balanceOf = (pledge: ModelPledge) => Math.max(0, pledge.cents - paidOf(pledge));
-const isOpen = (pledge: ModelPledge) => paidOf(pledge) < pledge.cents;
+/** A written-off pledge owes nothing; a cancelled one (nothing paid) still shows its amount. */
+const balanceOf = (pledge: ModelPledge) =>
+  pledge.status === 'written_off' ? 0 : Math.max(0, pledge.cents - paidOf(pledge));
+/** What the service does after every payment, refund or void: open ⇄ fulfilled follows the balance. */
+const settle = (pledge: ModelPledge | null) => {
+  if (pledge && (pledge.status === 'open' || pledge.status === 'fulfilled'))
+    pledge.status = paidOf(pledge) >= pledge.cents ? 'fulfilled' : 'open';
+};
 
 /** Splits `cents` over `count` parts of at least 1 cent each, at the given cut points. */
 function split(cents: number, count: number, at: number[]): number[] {
@@ -481,6 +502,8 @@ class World {
         return this.patch(operation);
       case 'pledge':
         return this.pledge(operation);
+      case 'close':
+        return this.close(operation);
       case 'pay':
         return this.pay(operation);
       case 'recurring':
@@ -597,6 +620,7 @@ class World {
     gift.refunded += asked;
     gift.refunds += 1;
     this.refundCount += 1;
+    settle(gift.pledge);
     for (const part of shares) gift.parts.get(part.fund)![1] += part.cents;
   }
 
@@ -606,6 +630,7 @@ class World {
     const response = await this.call('POST', `/gifts/${gift.id}/void`, { reason: 'Error' });
     expect(response.status).toBe(gift.voided ? 409 : 200);
     gift.voided = true;
+    settle(gift.pledge);
   }
 
   /** A new amount (and sometimes a new date or rate): refused once the gift has a history. */
@@ -687,14 +712,29 @@ class World {
       rate: judged.rate,
       date: operation.date,
       designated: count > 0,
+      status: 'open',
       payments: [],
     });
+  }
+
+  /** A write-off (of what is left) or a cancellation (of a pledge nothing is paid of) of an open pledge. */
+  private async close(operation: Extract<Op, { kind: 'close' }>): Promise<void> {
+    const pledge = this.pick(this.pledges, operation.pledge);
+    if (!pledge) return;
+    const action = operation.writeOff ? 'write-off' : 'cancel';
+    const response = await this.call('POST', `/pledges/${pledge.id}/${action}`, { reason: 'x' });
+    const allowed = pledge.status === 'open' && (operation.writeOff || paidOf(pledge) === 0);
+    expect({ status: response.status, allowed }).toEqual({
+      status: allowed ? 200 : 409,
+      allowed,
+    });
+    if (allowed) pledge.status = operation.writeOff ? 'written_off' : 'cancelled';
   }
 
   /** A payment in the pledge's currency, at the rate of its own date. */
   private async pay(operation: Extract<Op, { kind: 'pay' }>): Promise<void> {
     const pledge = this.pick(this.pledges, operation.pledge);
-    if (!pledge || !isOpen(pledge)) return;
+    if (!pledge || pledge.status !== 'open') return;
     const balance = balanceOf(pledge);
     const cents = operation.full ? balance : Math.floor(balance * operation.share);
     if (cents <= 0) return;
@@ -736,6 +776,7 @@ class World {
     for (const part of read.body.designations)
       payment.parts.set(this.funds.indexOf(part.fund_id), [Number(centsOf(part.amount)), 0]);
     pledge.payments.push(payment);
+    settle(pledge);
     this.gifts.push(payment);
   }
 
@@ -991,7 +1032,7 @@ class World {
         rate: model.rate,
         paid: paidOf(model),
         balance: balanceOf(model),
-        status: isOpen(model) ? 'open' : 'fulfilled',
+        status: model.status,
         base: halfEven(centsOf(pledge.amount), rate),
         basePaid: model.payments.reduce((sum, payment) => sum + netBase.get(payment.id)!, 0n),
         baseBalance,

@@ -348,7 +348,7 @@ const paidOf = (pledge: ModelPledge) =>
 /** A written-off pledge owes nothing; a cancelled one (nothing paid) still shows its amount. */
 const balanceOf = (pledge: ModelPledge) =>
   pledge.status === 'written_off' ? 0 : Math.max(0, pledge.cents - paidOf(pledge));
-/** What the service does after every payment, refund or void: open ⇄ fulfilled follows the balance. */
+/** What the service does after a payment, refund or void: open ⇄ fulfilled follows the balance. */
 const settle = (pledge: ModelPledge | null) => {
   if (pledge && (pledge.status === 'open' || pledge.status === 'fulfilled'))
     pledge.status = paidOf(pledge) >= pledge.cents ? 'fulfilled' : 'open';
@@ -717,7 +717,7 @@ class World {
     });
   }
 
-  /** A write-off (of what is left) or a cancellation (of a pledge nothing is paid of) of an open pledge. */
+  /** A write-off (of what is left) or a cancellation (nothing paid) of an open pledge. */
   private async close(operation: Extract<Op, { kind: 'close' }>): Promise<void> {
     const pledge = this.pick(this.pledges, operation.pledge);
     if (!pledge) return;

@@ -10,15 +10,18 @@ export interface StepWorld<Op> {
   check(): Promise<void>;
 }
 
-/** Runs `numRuns` random sequences of operations, each on a new world, checking after every step. */
+/**
+ * Runs `numRuns` random sequences of operations (at least `minLength`, 1 unless given), each on a
+ * new world, checking after every step.
+ */
 export function checkAfterEveryStep<Op>(
   op: fc.Arbitrary<Op>,
   newWorld: () => Promise<StepWorld<Op>>,
-  options: { maxLength: number; numRuns: number },
+  options: { maxLength: number; numRuns: number; minLength?: number },
 ): Promise<void> {
   return fc.assert(
     fc.asyncProperty(
-      fc.array(op, { minLength: 1, maxLength: options.maxLength }),
+      fc.array(op, { minLength: options.minLength ?? 1, maxLength: options.maxLength }),
       async (operations) => {
         const world = await newWorld();
         await world.setUp();

@@ -11,11 +11,14 @@ import { givingRow, type GivingRow } from './schema.js';
  * gift refunded in full counts 0, a credit of the whole gift counts exactly the gift's net, and
  * no credit counts more than its exact share: rounding never makes a cent. (A voided gift's
  * credits do not count at all: the callers take posted gifts only.) Exact in numeric: div()
- * truncates the quotient in whole cents, which × 0.01 gives back with two decimals.
+ * truncates the quotient in whole cents, which × 0.01 gives back with two decimals. A gift
+ * worth less than half a cent of the base currency (0.50 JPY) has a base amount of 0: its
+ * credits count 0, and are still counted in soft_credit_count as gift_count counts the gift.
  */
 const countedSoftCredit = sql.fragment`
-  div((credit ->> 'base_amount')::numeric * (g.base_amount - g.base_amount_refunded) * 100,
-      g.base_amount) * 0.01`;
+  CASE WHEN g.base_amount = 0 THEN 0
+       ELSE div((credit ->> 'base_amount')::numeric * (g.base_amount - g.base_amount_refunded) * 100,
+                g.base_amount) * 0.01 END`;
 
 /**
  * The donor's giving (giving.md §2–3), in the base currency (fundraising.md §2): hard credit from its gifts that are not voided, net of
@@ -51,7 +54,7 @@ export function findGiving(
           WHERE g.institution_id = ${institutionId}
             AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
-            AND g.base_amount IS NOT NULL AND g.base_amount > 0
+            AND g.base_amount IS NOT NULL
             AND NOT g.donor_id = ANY(${givers})
             AND (credit ->> 'donor_id')::bigint = ${donorId}) soft,
          (SELECT coalesce(sum(base_balance), 0)::text AS pledged_outstanding

@@ -510,6 +510,36 @@ describe('parts and refunds in the base currency', () => {
         FROM gifts WHERE donor_id = ${donor}`),
     ).toEqual({ base: '58.50', amount: '10025.00' });
   });
+  test('a household’s giving sums its members’ base amounts too', async () => {
+    const household = (
+      await created<{ id: number }>(
+        service.call('POST', '/api/v1/donors', {
+          body: {
+            role: 'Household',
+            last_name: `Household ${++code}`,
+            email: `h${code}@example.org`,
+          },
+        }),
+      )
+    ).id;
+    const member = (
+      await created<{ id: number }>(
+        service.call('POST', '/api/v1/donors', {
+          body: {
+            role: 'Individual',
+            first_name: 'Kei',
+            last_name: 'Tanaka',
+            email: `kei${code}@example.org`,
+            household_id: household,
+          },
+        }),
+      )
+    ).id;
+    await createGift({ donor_id: member, amount: 10000, currency: 'JPY', exchange_rate: 0.0067 });
+    await createGift({ donor_id: household, amount: 25 });
+    expect(await giving(household)).toMatchObject({ total_amount: 92, gift_count: 2 });
+    expect(await giving(member)).toMatchObject({ total_amount: 67, gift_count: 1 });
+  });
 });
 
 describe('PATCH and the rate', () => {
@@ -556,6 +586,19 @@ describe('PATCH and the rate', () => {
       [{ param: 'currency', code: 'exchange_rate_missing' }],
       () => storedGiftMoney(gift.id),
     );
+  });
+
+  test('a dry run of a PATCH that looks the rate up answers what the PATCH answers, and writes nothing', async () => {
+    const gift = await createGift({ amount: 500, currency: 'NOK', gift_date: '2026-01-20' });
+    const before = await storedGiftMoney(gift.id);
+    const dry = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}?dry_run=true`, {
+      body: { gift_date: '2026-03-20' },
+    });
+    expect(await storedGiftMoney(gift.id)).toEqual(before);
+    const real = await patchGift(gift.id, { gift_date: '2026-03-20' });
+    expect([dry.status, real.status]).toEqual([200, 200]);
+    expect(real.body).toMatchObject({ exchange_rate: 0.1, base_amount: 50 });
+    expect({ ...dry.body, updated_at: null }).toEqual({ ...real.body, updated_at: null });
   });
 
   test('changing amount keeps the rate and recomputes the base amounts', async () => {
@@ -792,6 +835,38 @@ describe('pledges in their own currency', () => {
     });
     expect(await giving(donor)).toMatchObject({ pledged_outstanding: 0, total_amount: 785 });
     expect((await fundTotals(fund)).pledged_outstanding).toBe(0);
+  });
+
+  test('a new rate on a payment, or on an unpaid pledge, moves the pledge’s base figures and the totals', async () => {
+    const donor = await newDonor();
+    const fund = await newFund();
+    const pledge = await createPledge(pledgeBody(donor, fund, { currency: 'CAD' }));
+    const rated = await service.call<Pledge>('PATCH', `${pledgePath}/${pledge.id}`, {
+      body: { exchange_rate: 0.72 },
+    });
+    expect(rated.status).toBe(200);
+    expect(rated.body).toMatchObject({ exchange_rate: 0.72, base_amount: 720, base_balance: 720 });
+    expect(await storedPledgeMoney(pledge.id)).toMatchObject({
+      exchange_rate: '0.720000',
+      base_amount: '720.00',
+      base_balance: '720.00',
+    });
+    expect((await giving(donor)).pledged_outstanding).toBe(720);
+    expect((await fundTotals(fund)).pledged_outstanding).toBe(720);
+
+    const payment = await pay(donor, pledge.id, { amount: 400 });
+    expect(payment.body).toMatchObject({ currency: 'CAD', exchange_rate: 0.75, base_amount: 300 });
+    const changed = await patchGift(payment.body.id, { exchange_rate: 0.8 });
+    expect(changed.status).toBe(200);
+    expect(changed.body.base_amount).toBe(320);
+    // 600 left at the pledge's 0.72.
+    expect(await getPledge(pledge.id)).toMatchObject({ base_amount_paid: 320, base_balance: 432 });
+    expect(await storedPledgeMoney(pledge.id)).toMatchObject({
+      base_amount_paid: '320.00',
+      base_balance: '432.00',
+    });
+    expect(await giving(donor)).toMatchObject({ total_amount: 320, pledged_outstanding: 432 });
+    expect((await fundTotals(fund)).pledged_outstanding).toBe(432);
   });
 
   test('a written-off pledge owes nothing in the base currency either', async () => {

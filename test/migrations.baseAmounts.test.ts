@@ -251,6 +251,15 @@ test('what is in the institution’s currency is converted at rate 1; the rest i
       soft_credits: [{ donor_id: 2, amount: 50, reason: 'household', base_amount: 55 }],
     },
   ]);
+  // One event per write: the rate's PATCH is a gift.updated saying what it was before.
+  const events = await call<{
+    data: { type: string; data: { previous_attributes?: Record<string, unknown> } }[];
+  }>('GET', '/events?object_type=gift&object_id=2');
+  expect(events.body.data.map((event) => event.type)).toEqual(['gift.updated', 'gift.updated']);
+  expect(events.body.data[0]!.data.previous_attributes).toMatchObject({
+    exchange_rate: null,
+    base_amount: null,
+  });
   expect((await call<Giving>('GET', '/donors/1')).body.giving.total_amount).toBe(145);
   expect((await call<Giving>('GET', '/donors/2')).body.giving.soft_credit_total).toBe(145);
   expect(

@@ -478,6 +478,30 @@ describe('parts and refunds in the base currency', () => {
     });
   });
 
+  test('a dry-run refund answers the base amounts the refund records; the list shows what GET shows', async () => {
+    const fund = await newFund();
+    const gift = await createGift({
+      amount: 100,
+      currency: 'EUR',
+      exchange_rate: 1.0825,
+      fund_id: fund,
+    });
+    const path = `/api/v1/gifts/${gift.id}/refunds`;
+    const body = { amount: 33.33, refund_date: '2026-04-01' };
+    const dry = await service.call<Refund>('POST', `${path}?dry_run=true`, { body });
+    expect(await storedRefunds(gift.id)).toEqual([]);
+    const real = await refund(gift.id, body);
+    // 33.33 × 1.0825 = 36.079725 → 36.08.
+    expect(real).toMatchObject({
+      base_amount: 36.08,
+      designations: [{ fund_id: fund, amount: 33.33, base_amount: 36.08 }],
+    });
+    expect({ ...dry.body, id: real.id, created_at: null }).toEqual({ ...real, created_at: null });
+    const listed = await service.call<{ data: Gift[] }>('GET', `/api/v1/gifts?fund_id=${fund}`);
+    expect(listed.body.data).toEqual([await getGift(gift.id)]);
+    expect(listed.body.data[0]).toMatchObject({ exchange_rate: 1.0825, base_amount: 108.25 });
+  });
+
   test('fund totals and donor giving, hard and soft, sum base amounts: dollars + converted yen', async () => {
     const donor = await newDonor();
     const credited = await newDonor();
@@ -867,6 +891,26 @@ describe('pledges in their own currency', () => {
     });
     expect(await giving(donor)).toMatchObject({ total_amount: 320, pledged_outstanding: 432 });
     expect((await fundTotals(fund)).pledged_outstanding).toBe(432);
+  });
+
+  test('a split pledge owes each fund its share of the base balance, the cents left over on the last', async () => {
+    const donor = await newDonor();
+    const [first, second] = [await newFund(), await newFund()];
+    const pledge = await createPledge(
+      pledgeBody(donor, first, {
+        currency: 'CAD',
+        fund_id: undefined,
+        designations: [
+          { fund_id: first, amount: 333.33 },
+          { fund_id: second, amount: 666.67 },
+        ],
+      }),
+    );
+    expect(pledge.base_balance).toBe(700);
+    // ⌊700 × 333.33 / 1000⌋ = 233.33 (233.331), the rest 466.67 on the last.
+    expect((await fundTotals(first)).pledged_outstanding).toBe(233.33);
+    expect((await fundTotals(second)).pledged_outstanding).toBe(466.67);
+    expect((await giving(donor)).pledged_outstanding).toBe(700);
   });
 
   test('a written-off pledge owes nothing in the base currency either', async () => {

@@ -151,7 +151,16 @@ test('gifts designated by fund_id become one designation each; nothing is lost, 
     { id: '4', fund_id: '3', amount: '5.00' },
   ]);
   await migrate('up');
+  // Later migrations add to a designation (its base amounts), and keep what this one made.
   expect((await rows(`SELECT designations FROM gifts WHERE id = 1`))[0]).toEqual({
-    designations: [{ fund_id: 1, amount: 100.25, amount_refunded: 0 }],
+    designations: [
+      {
+        fund_id: 1,
+        amount: 100.25,
+        amount_refunded: 0,
+        base_amount: 100.25,
+        base_amount_refunded: 0,
+      },
+    ],
   });
 });

@@ -1,4 +1,5 @@
 import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,14 +11,23 @@ export const migrationsDir = path.resolve(
 );
 
 export async function migrateUp(databaseUrl: string, log: (message: string) => void = () => {}) {
-  const applied = await runner({
-    databaseUrl,
-    dir: migrationsDir,
-    direction: 'up',
-    migrationsTable: 'pgmigrations',
-    checkOrder: true,
-    singleTransaction: true,
-    log,
-  });
-  return applied.map((migration) => migration.name);
+  // node-pg-migrate listens for no notices on a connection of its own, so what a migration tells
+  // the operator (RAISE NOTICE: the records base-amounts left without a rate) would be lost.
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('notice', (notice) => log(`NOTICE: ${notice.message ?? ''}`));
+  await client.connect();
+  try {
+    const applied = await runner({
+      dbClient: client,
+      dir: migrationsDir,
+      direction: 'up',
+      migrationsTable: 'pgmigrations',
+      checkOrder: true,
+      singleTransaction: true,
+      log,
+    });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await client.end();
+  }
 }

@@ -184,6 +184,12 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
   const fields = changed.join(', ');
   if (existing.status === 'voided')
     throw errors.giftLocked(`This gift is voided, so its ${fields} cannot change.`);
+  // A gift recorded before currencies: its refunds have no base amounts, and a refund is never
+  // changed, so a rate set now would leave what was given back out of its base figures.
+  if (toCents(existing.amount_refunded) > 0n && existing.exchange_rate === null)
+    throw errors.giftLocked(
+      `This gift was recorded before currencies and has refunds, so its ${fields} cannot change. Void it (POST /api/v1/gifts/{id}/void) and record it again with its exchange_rate, then record its refunds on the new gift.`,
+    );
   if (toCents(existing.amount_refunded) > 0n)
     throw errors.giftLocked(
       `This gift has refunds, so its ${fields} cannot change. Void it and record it again, or refund more.`,

@@ -121,7 +121,14 @@ describe('designations', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.designations).toEqual([
-      { fund_id: more.fundC, amount: 45.5, amount_refunded: 0, base_amount: 45.5 },
+      {
+        fund_id: more.fundC,
+        amount: 45.5,
+        amount_refunded: 0,
+        base_amount: 45.5,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     const cleared = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { fund_id: null },

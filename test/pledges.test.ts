@@ -409,7 +409,14 @@ describe('payments', () => {
     const own = await pay(pledge.id, 60, { fund_id: ids.fundB });
     expect(own.status).toBe(201);
     expect(own.body.designations).toEqual([
-      { fund_id: ids.fundB, amount: 60, amount_refunded: 0, base_amount: 60 },
+      {
+        fund_id: ids.fundB,
+        amount: 60,
+        amount_refunded: 0,
+        base_amount: 60,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     now = await getPledge(pledge.id);
     expect({

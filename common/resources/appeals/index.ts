@@ -1,3 +1,4 @@
+import { appealResultsView } from '../campaigns/progress.js';
 import type { ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import { createAppeal, deleteAppealCommand, updateAppealCommand } from './commands.js';
@@ -14,6 +15,7 @@ export const appeals: ResourceDescriptor = {
   commands: { create: createAppeal, update: updateAppealCommand, delete: deleteAppealCommand },
   list: appealList,
   retrieve: retrieveFrom(appealTable, presentAppeal),
+  views: [appealResultsView],
   text: {
     tag: 'Appeals',
     component: 'Appeal',

@@ -3,6 +3,7 @@ import { retrieveFrom } from '../table.js';
 import { createCampaign, deleteCampaignCommand, updateCampaignCommand } from './commands.js';
 import { campaignList } from './list.js';
 import { presentCampaign } from './present.js';
+import { campaignProgressView } from './progress.js';
 import { campaignResponse } from './response.js';
 import {
   campaignDefaults,
@@ -24,6 +25,7 @@ export const campaigns: ResourceDescriptor = {
   },
   list: campaignList,
   retrieve: retrieveFrom(campaignTable, presentCampaign),
+  views: [campaignProgressView],
   text: {
     tag: 'Campaigns',
     component: 'Campaign',

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
 import { expectSameFailureThreeWays } from './helpers/threeWays.js';
+import { waitFor } from './helpers/wait.js';
 
 interface Coded {
   id: number;
@@ -64,6 +65,13 @@ const giftLines = (id: number) =>
 const giftRows = () =>
   service.db.any(
     sql.unsafe`SELECT id, campaign_id, appeal_id, designations FROM gifts ORDER BY id`,
+  );
+
+const lockWaits = async () =>
+  Number(
+    await service.db.oneFirst(sql.unsafe`
+      SELECT count(*)::int FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`),
   );
 
 const listIds = async (query: string) => {
@@ -621,5 +629,59 @@ describe('a coded campaign or appeal is in use', () => {
       body: { campaign_id: fall },
     });
     expect(moved.status).toBe(200);
+  });
+
+  test('a gift coding a campaign being deleted waits for the delete, then finds it gone', async () => {
+    const doomed = await campaign();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // What the campaign's DELETE holds: the row FOR UPDATE until it commits.
+    const deletion = service.db.transaction(async (db) => {
+      await db.query(sql.unsafe`SELECT id FROM campaigns WHERE id = ${doomed} FOR UPDATE`);
+      locked();
+      await held;
+      await db.query(sql.unsafe`DELETE FROM campaigns WHERE id = ${doomed}`);
+    });
+    await isLocked;
+    const before = await giftRows();
+    const write = service.call('POST', '/api/v1/gifts', {
+      body: giftBody({ designations: [{ fund_id: ids.fundA, amount: 100, campaign_id: doomed }] }),
+    });
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the gift waiting');
+    release();
+    await deletion;
+    const response = await write;
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({
+      error: { errors: [{ param: 'designations.0.campaign_id', code: 'reference_not_found' }] },
+    });
+    expect(await giftRows()).toEqual(before);
+  });
+
+  test('a campaign’s DELETE waits for a write coding it, then sees it in use', async () => {
+    const spring = await campaign();
+    const { id } = await gift({});
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // What a gift write coding a line to the campaign holds until it commits (codingOf).
+    const coding = service.db.transaction(async (db) => {
+      await db.query(sql.unsafe`SELECT id FROM campaigns WHERE id = ${spring} FOR KEY SHARE`);
+      await db.query(sql.unsafe`
+        UPDATE gifts SET campaign_ids = ARRAY[${spring}::bigint] WHERE id = ${id}`);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const removal = service.call('DELETE', `/api/v1/campaigns/${spring}`);
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the delete waiting');
+    release();
+    await coding;
+    const response = await removal;
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ error: { code: 'resource_in_use' } });
   });
 });

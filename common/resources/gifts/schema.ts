@@ -201,7 +201,8 @@ export type GiftRow = z.infer<typeof giftRow>;
 /**
  * What a create or an update writes: the money history (status, refunds, voids) is not among
  * it. `fund_ids` and `soft_credit_donor_ids` repeat the ids of `designations` and
- * `soft_credits` for their GIN indexes (filters and totals); storeGift writes both together.
+ * `soft_credits` for their GIN indexes (filters and totals); `campaign_ids` and `appeal_ids` the
+ * effective codes of its lines (checkRecordCoding); storeGift writes them all together.
  */
 export type GiftFields = Pick<
   GiftRow,

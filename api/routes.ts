@@ -96,6 +96,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       handler: retrieveHandler(pool, resource.label, resource.retrieve),
       doc: { kind: 'retrieve', resource },
     }),
+    ...(resource.views ?? []).map((view) =>
+      route('get', `${path}/:id/${view.name}`, {
+        handler: retrieveHandler(pool, resource.label, view.read),
+        doc: { kind: 'view', view, resource },
+      }),
+    ),
     ...write('update').map((endpoint) => route('patch', `${path}/:id`, endpoint)),
     ...write('delete').map((endpoint) => route('delete', `${path}/:id`, endpoint)),
     ...(resource.actions ?? []).map((action) =>

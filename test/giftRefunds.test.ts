@@ -105,7 +105,14 @@ describe('POST /gifts/{id}/refunds', () => {
     });
     expect(await fundReceived(fund)).toBe(60);
     expect((await getGift(gift.id)).designations).toEqual([
-      { fund_id: fund, amount: 80, amount_refunded: 20, base_amount: 80 },
+      {
+        fund_id: fund,
+        amount: 80,
+        amount_refunded: 20,
+        base_amount: 80,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
   });
 

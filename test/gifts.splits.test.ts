@@ -58,8 +58,22 @@ describe('designations', () => {
     );
     expect(gift.fund_id).toBeNull();
     expect(gift.designations).toEqual([
-      { fund_id: ids.fund, amount: 60.05, amount_refunded: 0, base_amount: 60.05 },
-      { fund_id: more.fundB, amount: 40.05, amount_refunded: 0, base_amount: 40.05 },
+      {
+        fund_id: ids.fund,
+        amount: 60.05,
+        amount_refunded: 0,
+        base_amount: 60.05,
+        campaign_id: null,
+        appeal_id: null,
+      },
+      {
+        fund_id: more.fundB,
+        amount: 40.05,
+        amount_refunded: 0,
+        base_amount: 40.05,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     expect(await storedSplit(gift.id)).toEqual({
       designations: [
@@ -93,14 +107,28 @@ describe('designations', () => {
     const gift = await postGift(giftBody({ amount: 30, fund_id: more.fundC }));
     expect(gift.fund_id).toBe(more.fundC);
     expect(gift.designations).toEqual([
-      { fund_id: more.fundC, amount: 30, amount_refunded: 0, base_amount: 30 },
+      {
+        fund_id: more.fundC,
+        amount: 30,
+        amount_refunded: 0,
+        base_amount: 30,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     const patched = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { amount: 45.5 },
     });
     expect(patched.status).toBe(200);
     expect(patched.body.designations).toEqual([
-      { fund_id: more.fundC, amount: 45.5, amount_refunded: 0, base_amount: 45.5 },
+      {
+        fund_id: more.fundC,
+        amount: 45.5,
+        amount_refunded: 0,
+        base_amount: 45.5,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     const cleared = await service.call<Gift>('PATCH', `/api/v1/gifts/${gift.id}`, {
       body: { fund_id: null },
@@ -157,8 +185,22 @@ describe('designations', () => {
     });
     expect(resplit.status).toBe(200);
     expect(resplit.body.designations).toEqual([
-      { fund_id: ids.fund, amount: 5, amount_refunded: 0, base_amount: 5 },
-      { fund_id: more.fundB, amount: 20, amount_refunded: 0, base_amount: 20 },
+      {
+        fund_id: ids.fund,
+        amount: 5,
+        amount_refunded: 0,
+        base_amount: 5,
+        campaign_id: null,
+        appeal_id: null,
+      },
+      {
+        fund_id: more.fundB,
+        amount: 20,
+        amount_refunded: 0,
+        base_amount: 20,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
   });
 
@@ -171,7 +213,14 @@ describe('designations', () => {
     });
     expect(patched.status).toBe(200);
     expect(patched.body.designations).toEqual([
-      { fund_id: fund.id, amount: 13, amount_refunded: 0, base_amount: 13 },
+      {
+        fund_id: fund.id,
+        amount: 13,
+        amount_refunded: 0,
+        base_amount: 13,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
   });
 });

@@ -116,8 +116,8 @@ describe('POST /pledges', () => {
       pledge_date: '2024-01-01',
       fund_id: null,
       designations: [
-        { fund_id: ids.fundA, amount: 70 },
-        { fund_id: ids.fundB, amount: 30 },
+        { fund_id: ids.fundA, amount: 70, campaign_id: null, appeal_id: null },
+        { fund_id: ids.fundB, amount: 30, campaign_id: null, appeal_id: null },
       ],
       schedule: { frequency: 'monthly', installments: 3, first_due_on: '2024-01-31' },
       installments: [
@@ -136,6 +136,8 @@ describe('POST /pledges', () => {
       note: null,
       close_reason: null,
       closed_at: null,
+      campaign_id: null,
+      appeal_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
@@ -366,8 +368,22 @@ describe('payments', () => {
     expect(first.status).toBe(201);
     // 66.67% of 40.00 is 26.668, rounded down; the cent left over goes to the last fund.
     expect(first.body.designations).toEqual([
-      { fund_id: ids.fundA, amount: 26.66, amount_refunded: 0, base_amount: 26.66 },
-      { fund_id: ids.fundB, amount: 13.34, amount_refunded: 0, base_amount: 13.34 },
+      {
+        fund_id: ids.fundA,
+        amount: 26.66,
+        amount_refunded: 0,
+        base_amount: 26.66,
+        campaign_id: null,
+        appeal_id: null,
+      },
+      {
+        fund_id: ids.fundB,
+        amount: 13.34,
+        amount_refunded: 0,
+        base_amount: 13.34,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     expect(first.body.pledge_id).toBe(pledge.id);
     let now = await getPledge(pledge.id);
@@ -393,7 +409,14 @@ describe('payments', () => {
     const own = await pay(pledge.id, 60, { fund_id: ids.fundB });
     expect(own.status).toBe(201);
     expect(own.body.designations).toEqual([
-      { fund_id: ids.fundB, amount: 60, amount_refunded: 0, base_amount: 60 },
+      {
+        fund_id: ids.fundB,
+        amount: 60,
+        amount_refunded: 0,
+        base_amount: 60,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     now = await getPledge(pledge.id);
     expect({

@@ -171,7 +171,7 @@ describe('POST /recurring-gifts', () => {
       frequency: 'monthly',
       start_on: '2026-01-31',
       fund_id: ids.fund,
-      designations: [{ fund_id: ids.fund, amount: 40.5 }],
+      designations: [{ fund_id: ids.fund, amount: 40.5, campaign_id: null, appeal_id: null }],
       status: 'active',
       next_expected_on: '2026-01-31',
       last_gift_date: null,
@@ -179,6 +179,8 @@ describe('POST /recurring-gifts', () => {
       total_given: 0,
       // Jan 31 expected, Feb 28 too, and today is after Feb 28: more than one period late.
       lapsed: true,
+      campaign_id: null,
+      appeal_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });
@@ -447,7 +449,9 @@ describe('PATCH /recurring-gifts/{id}', () => {
     await service.call('PATCH', `/api/v1/funds/${fund}`, { body: { status: 'closed' } });
     const patched = await patch(recurring.id, { amount: 26 });
     expect(patched.status).toBe(200);
-    expect(patched.body.designations).toEqual([{ fund_id: fund, amount: 26 }]);
+    expect(patched.body.designations).toEqual([
+      { fund_id: fund, amount: 26, campaign_id: null, appeal_id: null },
+    ]);
   });
 
   test('a new schedule is answered as stored, and a dry run answers the same', async () => {

@@ -95,6 +95,8 @@ describe('what is answered is what is stored', () => {
       voided_at: null,
       pledge_id: null,
       tribute: null,
+      campaign_id: null,
+      appeal_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -9,6 +9,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordViewDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -268,6 +269,31 @@ function retrieveOperation(resource: ResourceDescriptor, needs: Needs): JsonSche
     parameters: [idPathParameter(doc.label)],
     responses: {
       '200': success(`The ${doc.label}.`, schemaRef(component)),
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
+/** GET /things/{id}/<view>: figures of one record (a campaign's progress). */
+function viewOperation(
+  resource: ResourceDescriptor,
+  view: RecordViewDescriptor,
+  needs: Needs,
+): JsonSchema {
+  const { component } = view.text;
+  needs.responses.set(component, view.response);
+  return {
+    operationId: view.text.operationId,
+    summary: view.text.summary,
+    description: `${view.text.description}\n\n404 when the ${resource.label} is not the caller’s.`,
+    tags: [resource.text.tag],
+    parameters: [idPathParameter(resource.label)],
+    responses: {
+      '200': success(view.text.summary, schemaRef(component)),
       ...errorResponses(
         ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
         needs,
@@ -805,6 +831,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return listOperation(route, route.doc, needs);
     case 'retrieve':
       return retrieveOperation(route.doc.resource, needs);
+    case 'view':
+      return viewOperation(route.doc.resource, route.doc.view, needs);
     case 'institution':
       return institutionOperation(needs);
     case 'institution-update':

@@ -5,6 +5,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordViewDescriptor,
   ReportDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -26,6 +27,7 @@ export type EndpointDoc =
     }
   | { kind: 'list'; list: ListDoc; resource: ResourceDescriptor; report?: ReportDescriptor }
   | { kind: 'retrieve'; resource: ResourceDescriptor }
+  | { kind: 'view'; view: RecordViewDescriptor; resource: ResourceDescriptor }
   | { kind: 'action'; action: ActionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }

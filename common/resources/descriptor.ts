@@ -110,7 +110,23 @@ export interface ResourceDescriptor extends ResourceIdentity {
   children?: readonly ChildCollectionDescriptor[];
   /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
   nestedActions?: readonly NestedActionDescriptor[];
+  /** Figures of one record read as an object of their own (a campaign's progress). */
+  views?: readonly RecordViewDescriptor[];
   text: ResourceText;
+}
+
+/**
+ * A read of one record that answers figures of its own rather than the record (GET
+ * `<path>/{id}/<name>`: a campaign's progress), 404 when the record is not the caller's.
+ */
+export interface RecordViewDescriptor {
+  /** The path segment after the record's id, e.g. `progress`. */
+  name: string;
+  /** The schema of the answer. */
+  response: z.ZodType;
+  /** The answer for one record of the caller's institution; null when it is not theirs. */
+  read: Retrieval;
+  text: { component: string; operationId: string; summary: string; description: string };
 }
 
 /**

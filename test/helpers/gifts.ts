@@ -22,6 +22,8 @@ export interface Gift {
     amount: number;
     amount_refunded: number;
     base_amount: number | null;
+    campaign_id?: number | null;
+    appeal_id?: number | null;
   }[];
   soft_credits: { donor_id: number; amount: number; reason: string; base_amount: number | null }[];
   matches_gift_id: number | null;
@@ -33,6 +35,8 @@ export interface Gift {
   void_reason: string | null;
   voided_at: string | null;
   tribute: Record<string, unknown> | null;
+  campaign_id?: number | null;
+  appeal_id?: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -46,7 +50,18 @@ export const freshMoney = (amount: number, fundId: number | null = null) => ({
   exchange_rate: 1,
   base_amount: amount,
   designations:
-    fundId === null ? [] : [{ fund_id: fundId, amount, amount_refunded: 0, base_amount: amount }],
+    fundId === null
+      ? []
+      : [
+          {
+            fund_id: fundId,
+            amount,
+            amount_refunded: 0,
+            base_amount: amount,
+            campaign_id: null,
+            appeal_id: null,
+          },
+        ],
   soft_credits: [],
   matches_gift_id: null,
   matched_by_gift_ids: [],
@@ -58,6 +73,8 @@ export const freshMoney = (amount: number, fundId: number | null = null) => ({
   voided_at: null,
   pledge_id: null,
   tribute: null,
+  campaign_id: null,
+  appeal_id: null,
 });
 
 export let service: TestService;

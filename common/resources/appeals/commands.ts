@@ -7,7 +7,9 @@ import {
   type RecordCheck,
   type WritableResource,
 } from '../../commands/resourceCommands.js';
+import { errors } from '../../errors.js';
 import { checkDates } from '../campaigns/commands.js';
+import { codeInUse } from '../campaigns/recordCoding.js';
 import { campaignReference } from '../campaigns/schema.js';
 import { alreadyInUse, checkReference, checkUnique } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
@@ -37,8 +39,18 @@ async function appealRules(ctx: CommandContext, check: RecordCheck<AppealRow>): 
   });
   checkDates(check);
   if (!check.valid('campaign_id')) return;
-  const campaignId = Number(record.campaign_id);
-  if (existing?.campaign_id === campaignId) return;
+  const campaignId = (record.campaign_id ?? null) as number | null;
+  if ((existing?.campaign_id ?? null) === campaignId) return;
+  // A line coded only to the appeal counts toward the appeal's campaign, and a line's appeal is
+  // of the line's campaign: moving a coded appeal would change what every such line says.
+  if (existing && (await codeInUse(ctx, 'appeals', existing.id)))
+    validation.errors.push({
+      param: 'campaign_id',
+      code: 'not_allowed',
+      message:
+        'cannot change: gifts, pledges or recurring gifts are coded to this appeal; recode them first',
+    });
+  if (campaignId === null) return;
   const problem = await checkReference(ctx, campaignReference, campaignId, 'campaign_id');
   if (problem) validation.errors.push(problem);
 }
@@ -64,14 +76,26 @@ const appealsResource: WritableResource<AppealRow, AppealFields> = {
 export const createAppeal = createCommand(appealsResource);
 export const updateAppealCommand = updateCommand(appealsResource);
 
+const codedInUse = () =>
+  errors.resourceInUse(
+    'Gifts, pledges or recurring gifts are coded to this appeal; recode them first.',
+  );
+
 /**
  * An appeal goes; its campaign stays. The row is locked (FOR UPDATE) first: a write coding a
- * line to it holds it FOR KEY SHARE, so the delete waits for that write to commit.
+ * line to it holds it FOR KEY SHARE, so the delete waits for that write to commit and then sees
+ * it coded (409), or the write finds the appeal gone.
  */
 export const deleteAppealCommand: Command = {
   name: `${appealIdentity.name}.delete`,
+  constraints: {
+    gifts_appeal_fkey: () => codedInUse(),
+    pledges_appeal_fkey: () => codedInUse(),
+    recurring_gifts_appeal_fkey: () => codedInUse(),
+  },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, appealsResource);
+    if (await codeInUse(ctx, 'appeals', existing.id)) throw codedInUse();
     if (!ctx.dryRun)
       await ctx.db.query(sql.unsafe`
         DELETE FROM appeals WHERE institution_id = ${ctx.institution.id} AND id = ${existing.id}`);

@@ -8,6 +8,7 @@ import {
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
+import { codeInUse } from './recordCoding.js';
 import { alreadyInUse, checkReference, checkUnique, type Reference } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
 import { presentCampaign } from './present.js';
@@ -132,16 +133,24 @@ const inUse = (what: string) =>
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+const codedInUse = () =>
+  errors.resourceInUse(
+    'Gifts, pledges or recurring gifts are coded to this campaign; recode them first.',
+  );
+
 /**
  * A campaign goes only when nothing points at it. The row is locked (FOR UPDATE) before the
- * count: a write placing a campaign or an appeal under it holds it FOR KEY SHARE, so it commits
- * first and is counted, or checks after the delete and finds it gone.
+ * count: a write placing a campaign or an appeal under it, or coding a gift line to it, holds it
+ * FOR KEY SHARE, so it commits first and is counted, or checks after the delete and finds it gone.
  */
 export const deleteCampaignCommand: Command = {
   name: `${campaignIdentity.name}.delete`,
   constraints: {
     campaigns_parent_fkey: () => inUse('child campaigns'),
     appeals_campaign_fkey: () => inUse('appeals'),
+    gifts_campaign_fkey: () => codedInUse(),
+    pledges_campaign_fkey: () => codedInUse(),
+    recurring_gifts_campaign_fkey: () => codedInUse(),
   },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, campaignsResource);
@@ -151,6 +160,7 @@ export const deleteCampaignCommand: Command = {
       ...(appeals ? [count(appeals, 'appeal', 'appeals')] : []),
     ];
     if (held.length) throw inUse(held.join(' and '));
+    if (await codeInUse(ctx, 'campaigns', existing.id)) throw codedInUse();
     if (!ctx.dryRun) await deleteCampaign(ctx.db, ctx.institution.id, existing.id);
     return deleted(campaignIdentity.object, existing.id);
   },

@@ -3,6 +3,7 @@ import { retrieveFrom } from '../table.js';
 import { createCampaign, deleteCampaignCommand, updateCampaignCommand } from './commands.js';
 import { campaignList } from './list.js';
 import { presentCampaign } from './present.js';
+import { campaignProgressView } from './progress.js';
 import { campaignResponse } from './response.js';
 import {
   campaignDefaults,
@@ -24,6 +25,7 @@ export const campaigns: ResourceDescriptor = {
   },
   list: campaignList,
   retrieve: retrieveFrom(campaignTable, presentCampaign),
+  views: [campaignProgressView],
   text: {
     tag: 'Campaigns',
     component: 'Campaign',
@@ -41,11 +43,12 @@ export const campaigns: ResourceDescriptor = {
       `Campaigns form a tree through \`parent_id\`: a campaign counts what is coded to it and to every campaign below it. A campaign cannot sit under itself or under one of its own descendants (422 \`invalid_value\` on \`parent_id\`), and the tree has at most ${MAX_CAMPAIGN_DEPTH} levels (a top-level campaign is level 1; a move that would make it deeper is 422 \`invalid_value\`). Moves are serialised per institution, so two moves that would together make a cycle never both succeed.`,
       'A closed campaign may still be a parent: closing a campaign closes none of the campaigns under it. A closed campaign takes no new appeals and no new coded gift lines (422 `reference_inactive`).',
       '`ends_on` must be on or after `starts_on` when both are set (422 `out_of_range` on `ends_on`); either may be null.',
-      'A campaign with child campaigns or appeals cannot be deleted (409 `resource_in_use`, naming what it holds): move or delete them first.',
+      'A campaign with child campaigns or appeals, or that a gift, pledge or recurring gift is coded to (its own `campaign_id` or a designation’s), cannot be deleted (409 `resource_in_use`, naming what it holds): move, recode or delete them first.',
+      '`GET /campaigns/{id}/progress` answers what the campaign and the campaigns below it raised against its goal.',
     ].join('\n\n'),
     conflicts: { delete: ['resource_in_use'] },
     deleteNote:
-      'Refused with 409 `resource_in_use` while the campaign has child campaigns or appeals.',
+      'Refused with 409 `resource_in_use` while the campaign has child campaigns or appeals, or while a gift, pledge or recurring gift (or one of their designations) is coded to it.',
     filterNotes: {
       q: 'The name or code contains this text.',
       parent_id: 'The campaigns directly under this campaign (not their descendants).',

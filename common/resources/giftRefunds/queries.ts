@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { centsToNumber, toCents } from '../../money.js';
+import { writeGiftLines } from '../campaigns/lines.js';
 import { giftTable, type GiftRow } from '../gifts/schema.js';
 import { settlePledge } from '../pledges/queries.js';
 import { columnsOf, insertRow } from '../table.js';
@@ -58,6 +59,7 @@ export async function recordRefund(
         designations = ${JSON.stringify(designations)}::jsonb, updated_at = now()
     WHERE institution_id = ${institutionId} AND id = ${gift.id}
     RETURNING ${columnsOf(giftTable)}`);
+  await writeGiftLines(db, institutionId, refunded as GiftRow);
   await voidIssuedReceipt(db, institutionId, gift.id, `The gift was refunded (refund ${row.id}).`);
   // A refunded payment gives its amount back to its pledge's balance.
   if (gift.pledge_id !== null) await settlePledge(db, institutionId, gift.pledge_id);

@@ -17,6 +17,15 @@ import {
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
+import { writeGiftLines } from '../campaigns/lines.js';
+import {
+  checkRecordCoding,
+  codeGone,
+  heldCodes,
+  lineCodesOf,
+  ownCodes,
+  type Codes,
+} from '../campaigns/recordCoding.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
 import { hintedRate } from '../exchangeRates/hints.js';
 import { rateInEffect } from '../exchangeRates/queries.js';
@@ -26,6 +35,7 @@ import { checkPledgePayment, settlePledgePayments } from '../pledges/payments.js
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
 import { checkPayment } from '../recurringGifts/payments.js';
+import { recurringGiftCodes } from '../recurringGifts/queries.js';
 import { readOnlyOf } from '../responseFields.js';
 import { findRow, insertFragment, type Stored, type Table } from '../table.js';
 import { presentGift } from './present.js';
@@ -200,6 +210,29 @@ async function checkLock(ctx: CommandContext, check: GiftCheck): Promise<void> {
     );
 }
 
+/**
+ * A new payment that sends neither code takes its pledge's or its recurring gift's record-level
+ * codes (fundraising.md §3: their codes are the defaults of their payments). Answers the codes
+ * it took, which the payment keeps even if they closed since, as the pledge does.
+ */
+async function inheritCodes(
+  ctx: CommandContext,
+  check: GiftCheck,
+  pledgeCodes: Codes | null,
+): Promise<Codes | null> {
+  const { record, validation, existing } = check;
+  if (existing || validation.sent.has('campaign_id') || validation.sent.has('appeal_id'))
+    return null;
+  let codes = pledgeCodes;
+  if (!codes && check.valid('recurring_gift_id') && record.recurring_gift_id !== null)
+    codes = await recurringGiftCodes(ctx.db, ctx.institution.id, Number(record.recurring_gift_id));
+  if (codes) {
+    record.campaign_id = codes.campaign_id;
+    record.appeal_id = codes.appeal_id;
+  }
+  return codes;
+}
+
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
@@ -207,6 +240,8 @@ async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   await judgeConversion(ctx, check, 'gift_date', payment.currency);
   const inherited = payment.designations;
   const newFunds = checkDesignations(check, inherited);
+  const defaults = await inheritCodes(ctx, check, payment.codes);
+  await checkRecordCoding(ctx, check, heldCodes(check.existing, [defaults, ...inherited]));
   await checkLock(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
@@ -247,6 +282,7 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
     designations: designations.map((part, index) => ({
       fund_id: part.fund_id,
       amount: Number(part.amount),
+      ...ownCodes(part),
       amount_refunded: refunded.get(part.fund_id) ?? 0,
       ...(baseAmount === null
         ? {}
@@ -267,10 +303,22 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
     matches_gift_id: record.matches_gift_id as number | null,
     benefit_amount: record.benefit_amount as number,
     pledge_id: (record.pledge_id ?? null) as number | null,
+    campaign_id: (record.campaign_id ?? null) as number | null,
+    appeal_id: (record.appeal_id ?? null) as number | null,
+    ...lineCodesOf(record),
     fund_ids: designations.map((part) => part.fund_id),
     soft_credit_donor_ids: softCredits.map((credit) => credit.donor_id),
     ...storeTribute(record.tribute as TributeInput | null, existing),
   };
+}
+
+/** Whether a body names a campaign or an appeal, for the gift or for one of its designations. */
+function isCoded(record: Record<string, unknown>): boolean {
+  if (record.campaign_id != null || record.appeal_id != null) return true;
+  const parts = Array.isArray(record.designations)
+    ? (record.designations as DesignationInput[])
+    : [];
+  return parts.some((part) => part.campaign_id != null || part.appeal_id != null);
 }
 
 /** A dry-run preview and a fresh insert have no money history yet. */
@@ -308,6 +356,9 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
       'reference_not_found',
       'does not name an existing donor',
     ),
+    // codingOf holds each code FOR KEY SHARE, so these only back it up.
+    gifts_campaign_fkey: codeGone('campaign_id', 'campaign'),
+    gifts_appeal_fkey: codeGone('appeal_id', 'appeal'),
     // The payment rules, under the pledge's lock, check it first: this is the table's backstop.
     pledges_amounts_check: problem(
       'amount',
@@ -319,6 +370,7 @@ export const giftsResource: WritableResource<GiftRow, GiftFields> = {
   store: storeGift,
   async afterWrite(ctx, row, existing) {
     await settlePledgePayments(ctx, existing, row);
+    await writeGiftLines(ctx.db, ctx.institution.id, row, existing);
     return row;
   },
   present: (row) => presentGift({ ...noHistory, ...row }),
@@ -383,6 +435,8 @@ function giftInOneStatement(
   if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
+  // Codes need codingOf's reads (an appeal's campaign) and the gift its lines (writeGiftLines).
+  if (isCoded(check.record)) return null;
   // The guard below confirms the base currency, and a rate taken from a hint.
   const base = ctx.institution.currency;
   const institutionId = ctx.institution.id;

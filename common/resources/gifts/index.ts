@@ -1,3 +1,4 @@
+import { codeNotes, codeRule } from '../campaigns/recordCoding.js';
 import type { ResourceDescriptor } from '../descriptor.js';
 import { giftRefunds } from '../giftRefunds/index.js';
 import { retrieveFrom } from '../table.js';
@@ -33,7 +34,7 @@ export const gifts: ResourceDescriptor = {
       fund_id:
         'Shorthand for one designation of the whole amount to an open fund of the institution. Not together with `designations`.',
       designations:
-        'The split across funds: 1 to 20 parts, each fund once, the amounts summing exactly to `amount`. `[]` for an undesignated gift.',
+        'The split across funds: 1 to 20 parts, each fund once, the amounts summing exactly to `amount`, each optionally with its own `campaign_id` and `appeal_id`. `[]` for an undesignated gift.',
       soft_credits:
         'Recognition without ownership: up to 20 other donors of the institution, each once, each for at most the gift’s amount.',
       matches_gift_id:
@@ -42,6 +43,7 @@ export const gifts: ResourceDescriptor = {
         'Fair market value of goods or services the donor received (a gala dinner); at most `amount`. A receipt deducts it.',
       pledge_id:
         'Makes the gift a payment of this pledge: an open pledge of the same donor, for at most its balance (422 `exceeds_pledge_balance` at `amount`).',
+      ...codeNotes,
       type: 'How the gift was paid. `pledge` is deprecated: name the pledge in `pledge_id`.',
       tribute:
         'In honour or in memory of someone: `type` (`in_honor_of`, `in_memory_of`), `honoree_name` (at most 200 characters), optionally `honoree_donor_id` (a donor of the institution), `notify` (`name`, and an `email` or a postal `address` shaped as a donor’s, with its `line1`) and `message` (at most 1000 characters). A PATCH replaces the whole tribute; null removes it. `acknowledgement` and `sent_on` are read-only.',
@@ -57,6 +59,9 @@ export const gifts: ResourceDescriptor = {
       '**Currencies** (fundraising.md §2). A gift in a currency other than the institution’s base currency takes the `exchange_rate` sent, else the latest exchange rate (`POST /exchange-rates`) with `effective_on` on or before `gift_date`; with none, 422 `exchange_rate_missing` on `currency`. In the base currency `exchange_rate` is 1 and sending it is 422 `not_allowed`. The rate is kept: adding or deleting an exchange rate later changes no gift, and a PATCH keeps it unless it sends `exchange_rate` or changes `currency` or `gift_date` (which looks the rate up again); a new `amount` keeps the rate. Read-only `base_amount` is `amount` × `exchange_rate` rounded half-even to the cent; each designation and soft credit has its `base_amount` (designations apportioned so they sum exactly to the gift’s, the remainder on the last; a soft credit at the rate, at most the gift’s), and so has each refund. Every total (donor giving, soft credits, fund totals, a recurring gift’s `total_given`, pledges’ figures) sums base amounts. A gift recorded before currencies in another currency has `exchange_rate` and `base_amount` null and counts in no total until a PATCH sends its `exchange_rate`; one with refunds cannot be given a rate (409 `gift_locked`: void it and record it again).',
       '**Payments of a recurring gift** name it in `recurring_gift_id`: a recurring gift of the institution (422 `reference_not_found`) and of the gift’s own donor (`invalid_value`, also when a PATCH changes the donor of a payment), not cancelled when the gift is newly linked to it (`invalid_value`); a paused one still takes payments. A payment takes no designation from its recurring gift: it states its own. Its `net_amount` counts in the recurring gift’s `total_given`, and its `gift_date` in `last_gift_date` and `next_expected_on`, unless it is voided.',
       '**Tributes** (a gift in honour or in memory of someone) are not money: `tribute` may be set, changed or removed by PATCH, even on a receipted or voided gift. `honoree_donor_id` must name a donor of the institution (422 `reference_not_found`; a deceased donor is fine); deleting that donor later leaves the tribute with its `honoree_name` only. `notify` needs a `name` and an `email` or an `address` (422 `required` at `tribute.notify`). The honoree gets no credit by itself: add a soft credit with reason `tribute` for that. `tribute.acknowledgement` is `pending` when the tribute has `notify` and `not_required` otherwise, until `POST /gifts/{id}/tribute-acknowledgement` makes it `sent` (with `sent_on`). A PATCH of the tribute keeps a `sent` acknowledgement and its `sent_on` as they are; otherwise the acknowledgement follows `notify` (adding it makes `pending`, removing it `not_required`). A tribute set to null takes its acknowledgement with it.',
+      codeRule(
+        'A new payment of a pledge or a recurring gift that sends neither code takes the record-level codes of its pledge or recurring gift; a pledge payment that takes its pledge’s designations takes their codes too. A gift’s codes are kept on its lines for `GET /gifts?campaign_id=&appeal_id=`, campaign progress and appeal results.',
+      ),
     ].join('\n\n'),
     conflicts: { update: ['gift_locked'], delete: ['gift_locked', 'resource_in_use'] },
     deleteNote:
@@ -65,6 +70,9 @@ export const gifts: ResourceDescriptor = {
       fund_id: 'Gifts with a designation to this fund.',
       recurring_gift_id: 'The payments of this recurring gift.',
       soft_credit_donor_id: 'Gifts that soft-credit this donor.',
+      campaign_id:
+        'Gifts with a line coded to this campaign: a designation’s own code, else the gift’s; a line coded only to an appeal counts toward the appeal’s campaign. This campaign exactly, not the campaigns below it.',
+      appeal_id: 'Gifts with a line coded to this appeal (a designation’s own, else the gift’s).',
       matches_gift_id: 'Gifts that match this gift.',
       tribute_acknowledgement:
         'Gifts with a tribute whose acknowledgement is in this state (`pending`: the notifications still to send).',

@@ -12,7 +12,9 @@ import { giftIdentity, giftStatuses, giftTable, giftTypes } from './schema.js';
 import { tributeAcknowledgements } from './tribute.js';
 
 /** An id within one of the gift's id arrays, served by its partial GIN index (hence `<> '{}'`). */
-const containsId = (column: 'fund_ids' | 'soft_credit_donor_ids') => ({
+const containsId = (
+  column: 'fund_ids' | 'soft_credit_donor_ids' | 'campaign_ids' | 'appeal_ids',
+) => ({
   description: { kind: 'id' } as const,
   parse: parseIdParameter,
   condition: (value: string) =>
@@ -27,6 +29,8 @@ export const giftList = collectionList(giftIdentity, giftTable, {
     recurring_gift_id: idFilter(sql.fragment`recurring_gift_id`),
     fund_id: containsId('fund_ids'),
     soft_credit_donor_id: containsId('soft_credit_donor_ids'),
+    campaign_id: containsId('campaign_ids'),
+    appeal_id: containsId('appeal_ids'),
     matches_gift_id: idFilter(sql.fragment`matches_gift_id`),
     type: enumFilter(sql.fragment`type`, giftTypes),
     status: enumFilter(sql.fragment`status`, giftStatuses),

@@ -1,4 +1,5 @@
 import { toCents } from '../../money.js';
+import { presentCodes } from '../campaigns/recordCoding.js';
 import type { GiftResponse } from './response.js';
 import type { GiftRow } from './schema.js';
 import { presentTribute } from './tribute.js';
@@ -27,6 +28,7 @@ export const presentGift = (row: GiftRow): GiftResponse => ({
     amount: part.amount,
     amount_refunded: part.amount_refunded,
     base_amount: part.base_amount ?? null,
+    ...presentCodes(part),
   })),
   soft_credits: row.soft_credits.map((credit) => ({
     donor_id: credit.donor_id,
@@ -44,6 +46,8 @@ export const presentGift = (row: GiftRow): GiftResponse => ({
   voided_at: row.voided_at,
   pledge_id: row.pledge_id,
   tribute: presentTribute(row),
+  campaign_id: row.campaign_id,
+  appeal_id: row.appeal_id,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

@@ -9,6 +9,7 @@ import {
   timestamp,
   timestamps,
 } from '../responseFields.js';
+import { designationCodesResponse, recordCodesResponse } from '../campaigns/codesResponse.js';
 import { giftStatuses, giftType, MAX_SPLITS, softCreditReasons } from './schema.js';
 import { tributeResponse } from './tribute.js';
 
@@ -21,6 +22,7 @@ export const designationResponse = z.object({
     .describe(
       'The designation in the base currency: the gift’s `base_amount` apportioned over its designations, summing exactly to it (the remainder on the last). Read-only.',
     ),
+  ...designationCodesResponse,
 });
 
 export const softCreditResponse = z.object({
@@ -72,6 +74,7 @@ export const giftResponse = z.object({
     .nullable()
     .describe('The pledge this gift is a payment of; null for a gift that pays no pledge.'),
   tribute: tributeResponse,
+  ...recordCodesResponse,
   ...timestamps,
 });
 export type GiftResponse = z.infer<typeof giftResponse>;

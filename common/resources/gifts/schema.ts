@@ -13,6 +13,15 @@ import {
 } from '../../validation/fields.js';
 import type { JsonValue } from '../../json.js';
 import type { Shape } from '../../validation/validateBody.js';
+import {
+  codeDefaults,
+  codeRow,
+  codeShape,
+  codeWriteAs,
+  designationCodes,
+  storedDesignationCodes,
+  type LineCodes,
+} from '../campaigns/recordCoding.js';
 import type { Table } from '../table.js';
 import {
   tributeInput,
@@ -80,7 +89,17 @@ export const designationInput = z.strictObject({
   fund_id: recordId,
   amount: money,
 });
-export type DesignationInput = z.infer<typeof designationInput>;
+
+/**
+ * A part of a gift's, a pledge's or a recurring gift's split: a fund, an amount, and the
+ * part's own campaign and appeal, which win over the record's (fundraising.md §3).
+ */
+export const codedDesignationInput = z.strictObject({
+  fund_id: recordId,
+  amount: money,
+  ...designationCodes,
+});
+export type DesignationInput = z.infer<typeof codedDesignationInput>;
 
 export const softCreditInput = z.strictObject({
   donor_id: recordId,
@@ -100,13 +119,14 @@ export const giftShape: Shape = {
   type: { schema: giftType },
   check_number: { schema: text(40), nullable: true },
   fund_id: { schema: recordId, nullable: true },
-  designations: { schema: listOf(designationInput, 'designations') },
+  designations: { schema: listOf(codedDesignationInput, 'designations') },
   soft_credits: { schema: listOf(softCreditInput, 'soft credits') },
   matches_gift_id: { schema: recordId, nullable: true },
   benefit_amount: { schema: moneyOrZero },
   // A payment of a pledge (giving.md §5).
   pledge_id: { schema: recordId, nullable: true },
   tribute: { schema: tributeInput, nullable: true },
+  ...codeShape,
 };
 
 export const giftDefaults: Record<string, JsonValue> = {
@@ -120,6 +140,7 @@ export const giftDefaults: Record<string, JsonValue> = {
   benefit_amount: 0,
   pledge_id: null,
   tribute: null,
+  ...codeDefaults,
 };
 
 /**
@@ -132,6 +153,7 @@ export const storedDesignation = z.object({
   amount_refunded: z.number(),
   base_amount: z.number().optional(),
   base_amount_refunded: z.number().optional(),
+  ...storedDesignationCodes,
 });
 export type StoredDesignation = z.infer<typeof storedDesignation>;
 
@@ -171,6 +193,7 @@ export const giftRow = z.object({
   voided_at: z.string().nullable(),
   pledge_id: z.number().nullable(),
   ...tributeRow,
+  ...codeRow,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -178,7 +201,8 @@ export type GiftRow = z.infer<typeof giftRow>;
 /**
  * What a create or an update writes: the money history (status, refunds, voids) is not among
  * it. `fund_ids` and `soft_credit_donor_ids` repeat the ids of `designations` and
- * `soft_credits` for their GIN indexes (filters and totals); storeGift writes both together.
+ * `soft_credits` for their GIN indexes (filters and totals); `campaign_ids` and `appeal_ids` the
+ * effective codes of its lines (checkRecordCoding); storeGift writes them all together.
  */
 export type GiftFields = Pick<
   GiftRow,
@@ -197,7 +221,10 @@ export type GiftFields = Pick<
   | 'matches_gift_id'
   | 'benefit_amount'
   | 'pledge_id'
-> & { fund_ids: number[]; soft_credit_donor_ids: number[] } & TributeFields;
+  | 'campaign_id'
+  | 'appeal_id'
+> & { fund_ids: number[]; soft_credit_donor_ids: number[] } & TributeFields &
+  LineCodes;
 
 export const giftTable: Table<GiftRow, GiftFields> = {
   name: 'gifts',
@@ -223,5 +250,6 @@ export const giftTable: Table<GiftRow, GiftFields> = {
     fund_ids: (ids) => sql.array(ids, 'int8'),
     soft_credit_donor_ids: (ids) => sql.array(ids, 'int8'),
     ...tributeWriteAs,
+    ...codeWriteAs,
   },
 };

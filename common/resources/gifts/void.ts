@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { voidCommand, voidShape } from '../../commands/voidCommand.js';
+import { writeGiftLines } from '../campaigns/lines.js';
 import type { ActionDescriptor } from '../descriptor.js';
 import { voidIssuedReceipt } from '../giftRefunds/queries.js';
 import { settlePledge } from '../pledges/queries.js';
@@ -18,6 +19,7 @@ async function voidGift(
     WHERE institution_id = ${institutionId} AND id = ${id}`);
   await voidIssuedReceipt(db, institutionId, id, `The gift was voided: ${reason}`);
   const gift = (await findRow(db, giftTable, institutionId, id))!;
+  await writeGiftLines(db, institutionId, gift);
   // A voided payment gives its amount back to its pledge's balance.
   if (gift.pledge_id !== null) await settlePledge(db, institutionId, gift.pledge_id);
   return gift;

@@ -13,6 +13,13 @@ import { text } from '../../validation/fields.js';
 import { requireFields, validateBody, type Shape } from '../../validation/validateBody.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
 import { baseAmountOf, judgeConversion } from '../currency.js';
+import {
+  checkRecordCoding,
+  codeGone,
+  heldCodes,
+  lineCodesOf,
+  ownCodes,
+} from '../campaigns/recordCoding.js';
 import { checkDesignations, sameSplit } from '../designations.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
@@ -116,6 +123,7 @@ async function pledgeRules(ctx: CommandContext, check: PledgeCheck): Promise<voi
   await judgeConversion(ctx, check, 'pledge_date');
   checkSchedule(check);
   const newFunds = checkDesignations(check);
+  await checkRecordCoding(ctx, check, heldCodes(check.existing));
   await checkPromiseFixed(ctx, check);
   if (validation.sent.has('donor_id') && check.valid('donor_id')) {
     const found = await checkReference(ctx, donorReference, Number(record.donor_id), 'donor_id');
@@ -139,6 +147,7 @@ function storePledge(record: Record<string, unknown>): PledgeFields {
     designations: designations.map((part) => ({
       fund_id: part.fund_id,
       amount: Number(part.amount),
+      ...ownCodes(part),
     })),
     schedule: {
       frequency: schedule.frequency,
@@ -153,6 +162,9 @@ function storePledge(record: Record<string, unknown>): PledgeFields {
     ),
     note: (record.note ?? null) as string | null,
     fund_ids: designations.map((part) => part.fund_id),
+    campaign_id: (record.campaign_id ?? null) as number | null,
+    appeal_id: (record.appeal_id ?? null) as number | null,
+    ...lineCodesOf(record),
   };
 }
 
@@ -174,6 +186,9 @@ export const pledgesResource: WritableResource<PledgeRow, PledgeFields> = {
   contextDefaults: (ctx) => ({ currency: ctx.institution.currency }),
   readOnly: readOnlyOf(pledgeResponse, pledgeShape),
   constraints: {
+    // codingOf holds each code FOR KEY SHARE, so these only back it up.
+    pledges_campaign_fkey: codeGone('campaign_id', 'campaign'),
+    pledges_appeal_fkey: codeGone('appeal_id', 'appeal'),
     pledges_donor_fkey: problem(
       'donor_id',
       'reference_not_found',

@@ -1,3 +1,4 @@
+import { codeNotes, codeRule } from '../campaigns/recordCoding.js';
 import type { ActionDescriptor, ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import {
@@ -93,10 +94,11 @@ export const pledges: ResourceDescriptor = {
       fund_id:
         'Shorthand for one designation of the whole amount to an open fund of the institution. Not together with `designations`.',
       designations:
-        'The split across funds, as on a gift: 1 to 20 parts, each fund once, summing exactly to `amount`. `[]` for an undesignated pledge.',
+        'The split across funds, as on a gift: 1 to 20 parts, each fund once, summing exactly to `amount`, each optionally with its own `campaign_id` and `appeal_id`. `[]` for an undesignated pledge.',
       schedule:
         '`frequency` (`one_time`, `monthly`, `quarterly`, `annually`), `installments` (1 to 120; 1 for `one_time`) and `first_due_on` (not before `pledge_date`).',
       note: 'Free text for the development office; at most 500 characters. May always change.',
+      ...codeNotes,
     },
     rules: [
       'A promise to give, paid over time. `donor_id` must name a donor of the institution and each fund an open fund of the institution (422 `reference_not_found` / `reference_inactive`); designations follow the rules of a gift’s (422 `designation_total_mismatch`, `already_in_use`, `not_allowed` for `fund_id` with `designations`).',
@@ -105,7 +107,10 @@ export const pledges: ResourceDescriptor = {
       '**Figures** (read-only). `amount_paid` is the net amount of the pledge’s payments that are not voided; `balance = amount - amount_paid - amount_written_off`. `status`: `open`, `fulfilled` (the balance reached 0), `written_off` (`POST /pledges/{id}/write-off`), `cancelled` (`POST /pledges/{id}/cancel`, only while nothing is paid). Each installment shows `amount_paid` and `status`: `paid`, `overdue` (due before today, not paid in full, of an open pledge), `partially_paid` or `due`. `next_due_on` is the due date of the earliest installment not paid in full and `overdue_amount` what installments due before today still owe; both only while the pledge is open (null and 0 otherwise). Today is the service’s calendar day in UTC (`CLOCK_TODAY` pins it).',
       '**Currency.** A pledge is in its `currency` (default the institution’s base currency) at an `exchange_rate` taken as a gift’s is, on `pledge_date` (the rate sent, else the latest on or before it, else 422 `exchange_rate_missing` on `currency`; sending one in the base currency is `not_allowed`). `amount`, `amount_paid`, `balance` and the installments stay in that currency; a payment must be in it (422 `invalid_value` on `currency`), and one that sends no `currency` takes it. Read-only `base_amount` is `amount` at the pledge’s rate (half-even to the cent), `base_amount_paid` the payments’ net base amounts, each at its own rate, and `base_balance` the `balance` at the pledge’s rate (0 unless open). Outstanding figures sum `base_balance`.',
       '**Outstanding.** An open pledge’s `base_balance` counts in its donor’s `giving.pledged_outstanding` and, split across its designations in proportion to their amounts (rounded down to the cent, the cents left over on the last designation), in each fund’s `totals.pledged_outstanding`. An undesignated pledge counts in no fund. Fulfilled, written-off and cancelled pledges count nowhere.',
-      '**Changes.** A PATCH may change anything while the pledge is open and no gift ever named it; the installments are expanded again (a single designation follows a new amount; several need new `designations`). Once a gift names it, or once it is not open, only `note` may change: any other change is 422 `not_allowed` on that field. `status` changes only through write-off and cancel.',
+      '**Changes.** A PATCH may change anything while the pledge is open and no gift ever named it; the installments are expanded again (a single designation follows a new amount; several need new `designations`). Once a gift names it, or once it is not open, only `note` and the codes may change: any other change is 422 `not_allowed` on that field. `status` changes only through write-off and cancel.',
+      codeRule(
+        'A new payment that sends neither code takes the pledge’s `campaign_id` and `appeal_id`; one that takes the pledge’s designations takes their codes too. An open pledge’s `base_balance` counts in its campaign’s `pledged_outstanding` (see `GET /campaigns/{id}/progress`).',
+      ),
     ].join('\n\n'),
     filterNotes: {
       fund_id: 'Pledges with a designation to this fund.',

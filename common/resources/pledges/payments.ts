@@ -2,6 +2,7 @@ import { lockClause, type CommandContext } from '../../commands/command.js';
 import type { RecordCheck } from '../../commands/resourceCommands.js';
 import type { FieldError } from '../../errors.js';
 import { centsToNumber, toCents } from '../../money.js';
+import { ownCodes, type Codes } from '../campaigns/recordCoding.js';
 import { proRata } from '../designations.js';
 import { netCents } from '../gifts/present.js';
 import type { DesignationInput, GiftRow } from '../gifts/schema.js';
@@ -16,6 +17,13 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
   message,
 });
 
+/** What a payment takes from its pledge; `codes` null when no pledge was read. */
+export interface PledgePaymentJudgement {
+  designations: DesignationInput[];
+  currency: string | null;
+  codes: Codes | null;
+}
+
 /**
  * A gift that names a pledge is a payment of it (giving.md §5): the pledge is the institution's
  * and the same donor's, open when the gift comes to name it, and the payment at most what is
@@ -24,13 +32,14 @@ const problem = (param: string, code: FieldError['code'], message: string): Fiel
  * turns and the second sees what the first paid. A payment is in the pledge's currency
  * (fundraising.md §2; else `invalid_value` on `currency`), which is its default. Returns the
  * designations a new payment that names no fund takes from its pledge (the pledge's split, pro
- * rata in cents), and the pledge's currency when it was read.
+ * rata in cents, each with its designation's codes), and the pledge's currency and record-level
+ * codes when it was read.
  */
 export async function checkPledgePayment(
   ctx: CommandContext,
   check: RecordCheck<GiftRow>,
-): Promise<{ designations: DesignationInput[]; currency: string | null }> {
-  const none = { designations: [], currency: null };
+): Promise<PledgePaymentJudgement> {
+  const none = { designations: [], currency: null, codes: null };
   const { record, validation, existing, valid } = check;
   if (!valid('pledge_id')) return none;
   const pledgeId = record.pledge_id as number;
@@ -55,6 +64,7 @@ export async function checkPledgePayment(
       ),
     );
   const currency = pledge.currency;
+  const codes = { campaign_id: pledge.campaign_id, appeal_id: pledge.appeal_id };
   if (valid('donor_id') && pledge.donor_id !== record.donor_id)
     validation.errors.push(
       problem(
@@ -71,9 +81,9 @@ export async function checkPledgePayment(
         `names a pledge that is ${pledge.status}: it takes no payments`,
       ),
     );
-    return { designations: [], currency };
+    return { designations: [], currency, codes };
   }
-  if (!valid('amount')) return { designations: [], currency };
+  if (!valid('amount')) return { designations: [], currency, codes };
   const room = balanceCents(pledge) + (!newlyNamed && existing ? netCents(existing) : 0n);
   const amount = toCents(record.amount as number);
   if (amount > room)
@@ -85,7 +95,14 @@ export async function checkPledgePayment(
       ),
     );
   const ownSplit = existing || sent('designations') || sent('fund_id');
-  return { designations: ownSplit ? [] : proRata(pledge.designations, amount), currency };
+  if (ownSplit) return { designations: [], currency, codes };
+  // Each share keeps its designation's own codes: a fund appears once in a split.
+  const codesOf = new Map(pledge.designations.map((part) => [part.fund_id, ownCodes(part)]));
+  const designations = proRata(pledge.designations, amount).map((share) => ({
+    ...share,
+    ...codesOf.get(share.fund_id),
+  }));
+  return { designations, currency, codes };
 }
 
 /**

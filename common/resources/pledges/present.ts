@@ -1,4 +1,5 @@
 import { today } from '../../clock.js';
+import { presentCodes } from '../campaigns/recordCoding.js';
 import { baseCents, centsToNumber, toCents } from '../../money.js';
 import type { PledgeResponse } from './response.js';
 import { standing } from './schedule.js';
@@ -33,7 +34,11 @@ export function presentPledge(row: PledgeRow): PledgeResponse {
     base_amount: Number(row.base_amount),
     pledge_date: row.pledge_date,
     fund_id: row.designations.length === 1 ? row.designations[0]!.fund_id : null,
-    designations: row.designations.map((part) => ({ fund_id: part.fund_id, amount: part.amount })),
+    designations: row.designations.map((part) => ({
+      fund_id: part.fund_id,
+      amount: part.amount,
+      ...presentCodes(part),
+    })),
     schedule: {
       frequency: row.schedule.frequency,
       installments: row.schedule.installments,
@@ -57,6 +62,8 @@ export function presentPledge(row: PledgeRow): PledgeResponse {
     note: row.note,
     close_reason: row.close_reason,
     closed_at: row.closed_at,
+    campaign_id: row.campaign_id,
+    appeal_id: row.appeal_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { designationCodesResponse, recordCodesResponse } from '../campaigns/codesResponse.js';
 import { MAX_SPLITS } from '../gifts/schema.js';
 import {
   calendarDay,
@@ -45,7 +46,9 @@ export const pledgeResponse = z.object({
     .nullable()
     .describe('The fund when the pledge has exactly one designation; null otherwise.'),
   designations: z
-    .array(z.object({ fund_id: reference('fund'), amount: moneyAmount }))
+    .array(
+      z.object({ fund_id: reference('fund'), amount: moneyAmount, ...designationCodesResponse }),
+    )
     .max(MAX_SPLITS)
     .describe('The split across funds, in the order given; `[]` for an undesignated pledge.'),
   schedule: z.object({
@@ -87,6 +90,7 @@ export const pledgeResponse = z.object({
   note: z.string().nullable(),
   close_reason: z.string().nullable().describe('Why it was written off or cancelled.'),
   closed_at: timestamp.nullable().describe('When it was written off or cancelled.'),
+  ...recordCodesResponse,
   ...timestamps,
 });
 export type PledgeResponse = z.infer<typeof pledgeResponse>;

@@ -13,7 +13,15 @@ import {
 } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
-import { designationInput, MAX_SPLITS } from '../gifts/schema.js';
+import {
+  codeDefaults,
+  codeRow,
+  codeShape,
+  codeWriteAs,
+  storedDesignationCodes,
+  type LineCodes,
+} from '../campaigns/recordCoding.js';
+import { codedDesignationInput, MAX_SPLITS } from '../gifts/schema.js';
 import type { Table } from '../table.js';
 import { frequencies, MAX_INSTALLMENTS } from './schedule.js';
 
@@ -47,21 +55,27 @@ export const pledgeShape: Shape = {
   fund_id: { schema: recordId, nullable: true },
   designations: {
     schema: z
-      .array(designationInput, { message: 'must be an array' })
+      .array(codedDesignationInput, { message: 'must be an array' })
       .max(MAX_SPLITS, { message: `must have at most ${MAX_SPLITS} designations` }),
   },
   schedule: { schema: scheduleInput, required: true },
   note: { schema: text(500), nullable: true },
+  ...codeShape,
 };
 
 export const pledgeDefaults: Record<string, JsonValue> = {
   fund_id: null,
   designations: [],
   note: null,
+  ...codeDefaults,
 };
 
 const installment = z.object({ number: z.number(), due_on: z.string(), amount: z.number() });
-const fundShare = z.object({ fund_id: z.number(), amount: z.number() });
+const fundShare = z.object({
+  fund_id: z.number(),
+  amount: z.number(),
+  ...storedDesignationCodes,
+});
 
 const cents = z.union([z.string(), z.number()]);
 
@@ -89,6 +103,7 @@ export const pledgeRow = z.object({
   base_amount_paid: cents,
   close_reason: z.string().nullable(),
   closed_at: z.string().nullable(),
+  ...codeRow,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -110,7 +125,9 @@ export type PledgeFields = Pick<
   | 'schedule'
   | 'installments'
   | 'note'
-> & { fund_ids: number[] };
+  | 'campaign_id'
+  | 'appeal_id'
+> & { fund_ids: number[] } & LineCodes;
 
 export const pledgeTable: Table<PledgeRow, PledgeFields> = {
   name: 'pledges',
@@ -127,6 +144,7 @@ export const pledgeTable: Table<PledgeRow, PledgeFields> = {
     installments: (rows) => sql.fragment`${JSON.stringify(rows)}::jsonb`,
     schedule: (schedule) => sql.fragment`${JSON.stringify(schedule)}::jsonb`,
     fund_ids: (ids) => sql.array(ids, 'int8'),
+    ...codeWriteAs,
   },
 };
 

@@ -9,7 +9,15 @@ import {
 import { errors } from '../../errors.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
 import { baseAmountOf, judgeConversion } from '../currency.js';
-import { checkDesignations, type Designation } from '../designations.js';
+import {
+  checkRecordCoding,
+  codeGone,
+  heldCodes,
+  lineCodesOf,
+  ownCodes,
+} from '../campaigns/recordCoding.js';
+import { checkDesignations } from '../designations.js';
+import type { DesignationInput } from '../gifts/schema.js';
 import { findDonorStatus } from '../donors/queries.js';
 import { donorReference } from '../donors/schema.js';
 import { fundReference } from '../funds/schema.js';
@@ -76,6 +84,7 @@ async function recurringGiftRules(ctx: CommandContext, check: RecurringGiftCheck
   }
   const newFunds = checkDesignations(check);
   validation.errors.push(...(await checkReferencesAt(ctx, fundReference, newFunds)));
+  await checkRecordCoding(ctx, check, heldCodes(existing));
 }
 
 /**
@@ -105,12 +114,16 @@ function storeRecurringGift(
     base_amount: rate === null ? null : baseAmountOf(record.amount as number, rate),
     frequency: record.frequency as RecurringGiftFields['frequency'],
     start_on: record.start_on as string,
-    designations: (record.designations as Designation[]).map((part) => ({
+    designations: (record.designations as DesignationInput[]).map((part) => ({
       fund_id: part.fund_id,
       amount: Number(part.amount),
+      ...ownCodes(part),
     })),
     status,
     resumed_on: resumed ? today() : (existing?.resumed_on ?? null),
+    campaign_id: (record.campaign_id ?? null) as number | null,
+    appeal_id: (record.appeal_id ?? null) as number | null,
+    ...lineCodesOf(record),
   };
 }
 
@@ -122,6 +135,9 @@ const recurringGiftsResource: WritableResource<RecurringGiftRow, RecurringGiftFi
   contextDefaults: (ctx) => ({ currency: ctx.institution.currency }),
   readOnly: readOnlyOf(recurringGiftResponse, recurringGiftShape),
   constraints: {
+    // codingOf holds each code FOR KEY SHARE, so these only back it up.
+    recurring_gifts_campaign_fkey: codeGone('campaign_id', 'campaign'),
+    recurring_gifts_appeal_fkey: codeGone('appeal_id', 'appeal'),
     recurring_gifts_donor_fkey: {
       param: 'donor_id',
       code: 'reference_not_found',

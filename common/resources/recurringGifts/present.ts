@@ -1,3 +1,4 @@
+import { presentCodes } from '../campaigns/recordCoding.js';
 import type { RecurringGiftResponse } from './response.js';
 import { isLapsed, type RecurringGiftRow } from './schema.js';
 
@@ -12,13 +13,19 @@ export const presentRecurringGift = (row: RecurringGiftRow): RecurringGiftRespon
   frequency: row.frequency,
   start_on: row.start_on,
   fund_id: row.designations.length === 1 ? row.designations[0]!.fund_id : null,
-  designations: row.designations.map((part) => ({ fund_id: part.fund_id, amount: part.amount })),
+  designations: row.designations.map((part) => ({
+    fund_id: part.fund_id,
+    amount: part.amount,
+    ...presentCodes(part),
+  })),
   status: row.status,
   next_expected_on: row.figures.next_expected_on,
   last_gift_date: row.figures.last_gift_date,
   gift_count: row.figures.gift_count,
   total_given: Number(row.figures.total_given),
   lapsed: isLapsed(row),
+  campaign_id: row.campaign_id,
+  appeal_id: row.appeal_id,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });

@@ -26,3 +26,16 @@ export function donorHasRecurringGifts(
     SELECT 1 FROM recurring_gifts
     WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
 }
+
+const codes = z.object({ campaign_id: z.number().nullable(), appeal_id: z.number().nullable() });
+
+/** The record-level codes of a recurring gift: the defaults of its payments. */
+export function recurringGiftCodes(
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+): Promise<z.infer<typeof codes> | null> {
+  return db.maybeOne(sql.type(codes)`
+    SELECT campaign_id, appeal_id FROM recurring_gifts
+    WHERE institution_id = ${institutionId} AND id = ${id}`);
+}

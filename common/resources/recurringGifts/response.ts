@@ -1,3 +1,4 @@
+import { designationCodesResponse, recordCodesResponse } from '../campaigns/codesResponse.js';
 import { z } from 'zod';
 import { MAX_SPLITS } from '../gifts/schema.js';
 import {
@@ -25,7 +26,9 @@ export const recurringGiftResponse = z.object({
     .nullable()
     .describe('The fund when there is exactly one designation; null otherwise.'),
   designations: z
-    .array(z.object({ fund_id: reference('fund'), amount: moneyAmount }))
+    .array(
+      z.object({ fund_id: reference('fund'), amount: moneyAmount, ...designationCodesResponse }),
+    )
     .max(MAX_SPLITS)
     .describe('The split across funds, in the order given; `[]` for undesignated giving.'),
   status: z.enum(recurringGiftStatuses),
@@ -50,6 +53,7 @@ export const recurringGiftResponse = z.object({
     .describe(
       'Active, and its expected payment is more than one period late: today is after the schedule’s date that follows `next_expected_on`. Never for a paused or cancelled one.',
     ),
+  ...recordCodesResponse,
   ...timestamps,
 });
 export type RecurringGiftResponse = z.infer<typeof recurringGiftResponse>;

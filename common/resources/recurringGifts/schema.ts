@@ -13,7 +13,14 @@ import {
 } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Reference } from '../checks.js';
-import { designationInput, listOf } from '../gifts/schema.js';
+import {
+  codeDefaults,
+  codeRow,
+  codeShape,
+  codeWriteAs,
+  storedDesignationCodes,
+} from '../campaigns/recordCoding.js';
+import { codedDesignationInput, listOf } from '../gifts/schema.js';
 import type { Table } from '../table.js';
 
 export const recurringGiftIdentity: ResourceIdentity = {
@@ -47,14 +54,16 @@ export const recurringGiftShape: Shape = {
   frequency: { schema: oneOf(frequencies), required: true },
   start_on: { schema: calendarDate, required: true },
   fund_id: { schema: recordId, nullable: true },
-  designations: { schema: listOf(designationInput, 'designations') },
+  designations: { schema: listOf(codedDesignationInput, 'designations') },
   status: { schema: oneOf(recurringGiftStatuses) },
+  ...codeShape,
 };
 
 export const recurringGiftDefaults: Record<string, JsonValue> = {
   fund_id: null,
   designations: [],
   status: 'active',
+  ...codeDefaults,
 };
 
 /** What the payments say (recurring_gift_figures in the migration); dates and money as text. */
@@ -78,10 +87,13 @@ const recurringGiftRow = z.object({
   base_amount: z.union([z.string(), z.number()]).nullable(),
   frequency: z.enum(frequencies),
   start_on: z.string(),
-  designations: z.array(z.object({ fund_id: z.number(), amount: z.number() })),
+  designations: z.array(
+    z.object({ fund_id: z.number(), amount: z.number(), ...storedDesignationCodes }),
+  ),
   status: z.enum(recurringGiftStatuses),
   resumed_on: z.string().nullable(),
   figures,
+  ...codeRow,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -153,6 +165,7 @@ export const recurringGiftTable: Table<RecurringGiftRow, RecurringGiftFields> = 
     designations: (designations) => sql.fragment`${JSON.stringify(designations)}::jsonb`,
     start_on: (date) => sql.fragment`${date}::date`,
     resumed_on: (date) => sql.fragment`${date}::date`,
+    ...codeWriteAs,
   },
 };
 

@@ -322,9 +322,30 @@ describe('parts and refunds in the base currency', () => {
     });
     expect(gift.base_amount).toBe(133.33);
     expect(gift.designations).toEqual([
-      { fund_id: funds.a, amount: 33.33, amount_refunded: 0, base_amount: 44.43 },
-      { fund_id: funds.b, amount: 33.33, amount_refunded: 0, base_amount: 44.43 },
-      { fund_id: funds.c, amount: 33.34, amount_refunded: 0, base_amount: 44.47 },
+      {
+        fund_id: funds.a,
+        amount: 33.33,
+        amount_refunded: 0,
+        base_amount: 44.43,
+        campaign_id: null,
+        appeal_id: null,
+      },
+      {
+        fund_id: funds.b,
+        amount: 33.33,
+        amount_refunded: 0,
+        base_amount: 44.43,
+        campaign_id: null,
+        appeal_id: null,
+      },
+      {
+        fund_id: funds.c,
+        amount: 33.34,
+        amount_refunded: 0,
+        base_amount: 44.47,
+        campaign_id: null,
+        appeal_id: null,
+      },
     ]);
     // A credit of the whole gift is the gift's base amount; 50 × 1.333333 = 66.66665 → 66.67.
     expect(gift.soft_credits).toEqual([

@@ -1,5 +1,6 @@
 // The consent ledger: POST and GET /donors/{id}/consents (constituents.md §4, first part).
 import { sql } from 'slonik';
+import { encodeCursor, type CursorPayload } from '../common/pagination/cursor.js';
 import { create, other, service, setUpDonorTests, withKey } from './helpers/donors.js';
 import { ISO_MS } from './helpers/responses.js';
 import {
@@ -340,6 +341,61 @@ describe('GET /donors/{id}/consents', () => {
       `${consentsPath(neighbour)}?starting_after=${first.next_cursor}`,
     );
     expect(elsewhere.status).toBe(400);
+  });
+
+  test('newest captured_at first: a consent captured earlier and recorded later takes its place; ties newest recorded first', async () => {
+    const donorId = await donor();
+    const at = (captured_at: string, channel = 'email') =>
+      record(donorId, { ...optIn, channel, captured_at });
+    const march = await at('2025-03-01T10:00:00.000Z');
+    const june = await at('2025-06-01T10:00:00.000Z');
+    const tieFirst = await at('2025-04-01T10:00:00.001Z', 'mail');
+    const tieSecond = await at('2025-04-01T10:00:00.001Z', 'phone');
+    // A millisecond earlier than the tie: only an exact cursor tells them apart.
+    const justBefore = await at('2025-04-01T10:00:00.000Z', 'sms');
+    const order = [june, tieSecond, tieFirst, justBefore, march].map((consent) => consent.id);
+    expect((await listOf(donorId)).data.map((consent) => consent.id)).toEqual(order);
+
+    // One at a time, forward then back: each once, in the same order.
+    const forward: Page[] = [await listOf(donorId, '?limit=1')];
+    while (forward.at(-1)!.next_cursor)
+      forward.push(await listOf(donorId, `?limit=1&starting_after=${forward.at(-1)!.next_cursor}`));
+    expect(forward.flatMap((page) => page.data.map((consent) => consent.id))).toEqual(order);
+    expect(forward.at(-1)!.has_more).toBe(false);
+    const backward: Page[] = [forward.at(-1)!];
+    while (backward[0]!.previous_cursor)
+      backward.unshift(
+        await listOf(donorId, `?limit=2&ending_before=${backward[0]!.previous_cursor}`),
+      );
+    expect(backward.flatMap((page) => page.data.map((consent) => consent.id))).toEqual(order);
+    expect(backward[0]!.previous_cursor).toBeNull();
+  });
+
+  test('a consent cursor without its captured_at, or with one of another form, is 400 invalid_cursor', async () => {
+    const donorId = await donor();
+    await record(donorId, optIn);
+    await record(donorId, { ...optIn, channel: 'sms' });
+    const next = (await listOf(donorId, '?limit=1')).next_cursor!;
+    const payload = JSON.parse(
+      Buffer.from(next.split('.')[0]!, 'base64url').toString(),
+    ) as CursorPayload;
+    expect(payload.v).toEqual(expect.any(String));
+    const { v: _value, ...withoutValue } = payload;
+    for (const forged of [withoutValue, { ...payload, v: 'yesterday' }]) {
+      const cursor = encodeCursor(service.config.CURSOR_SECRET, forged);
+      const response = await service.call<{ error: { code: string; param: string } }>(
+        'GET',
+        `${consentsPath(donorId)}?starting_after=${cursor}`,
+      );
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({
+        code: 'invalid_cursor',
+        param: 'starting_after',
+      });
+    }
+    // Re-signed unchanged, the cursor is as good as the one given.
+    const same = encodeCursor(service.config.CURSOR_SECRET, payload);
+    expect((await listOf(donorId, `?limit=1&starting_after=${same}`)).data).toHaveLength(1);
   });
 
   test('deleting the donor deletes its consents', async () => {

@@ -17,6 +17,12 @@ export interface CursorPayload {
   f: Record<string, string>;
   /** keyset position: the id of the row the page starts after or ends before */
   k: number;
+  /**
+   * That row's sort value, as Postgres writes it (text, so that a timestamp or a numeric comes
+   * back exactly), on a list ordered by a sort value and then the id; absent on the others, so
+   * their cursors are as they always were.
+   */
+  v?: string;
   /** which way it pages */
   d: Direction;
   /** expiry, seconds since the epoch */
@@ -28,6 +34,7 @@ const payloadSchema = z.strictObject({
   e: z.string(),
   f: z.record(z.string(), z.string()),
   k: z.number().int().nonnegative(),
+  v: z.string().optional(),
   d: z.enum(['after', 'before']),
   x: z.number().int(),
 });

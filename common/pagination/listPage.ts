@@ -2,8 +2,8 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken, type QuerySqlToken
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import { encodeCursor } from './cursor.js';
-import type { ListSpec } from './listSpec.js';
-import type { ListContext, ListRequest } from './listRequest.js';
+import type { ListSpec, SortType } from './listSpec.js';
+import type { KeysetPosition, ListContext, ListRequest } from './listRequest.js';
 
 /**
  * How the page of a filter whose values rise with the key (a date range) is read
@@ -24,37 +24,98 @@ export interface PageOptions extends ListContext {
 
 const and = (conditions: FragmentSqlToken[]) => sql.join(conditions, sql.fragment` AND `);
 
-/** The order a page is read in: newest first, or oldest first when paging backward. */
-const pageOrder = (backward: boolean) => (backward ? sql.fragment`ASC` : sql.fragment`DESC`);
+const orderWord = (descending: boolean) => (descending ? sql.fragment`DESC` : sql.fragment`ASC`);
 
-const probeColumn = z.object({ other_side: z.boolean() });
-const pageRowSchemas = new WeakMap<z.ZodType, z.ZodType>();
+/** The order a page is read in: newest first, or oldest first when paging backward. */
+const pageOrder = (backward: boolean) => orderWord(!backward);
+
+const SORT_CASTS: Record<SortType, (text: string) => FragmentSqlToken> = {
+  timestamptz: (text) => sql.fragment`${text}::timestamptz`,
+  numeric: (text) => sql.fragment`${text}::numeric`,
+  text: (text) => sql.fragment`${text}::text`,
+};
 
 /**
- * The type of a page's rows: the list's row and the probe's column. Built once per list, not per
- * request (building a zod schema costs more than the rest of the page's work). Slonik does not
- * parse rows with it: the service's own rows are not validated again on every list.
+ * The keyset of a list: the key alone, or (sort value, key). One shape for both, so that a list
+ * without a sort value gets the statement it always had (`id < 7`, `ORDER BY id DESC`).
  */
-function pageRowSchema<Row>(row: z.ZodType<Row>): z.ZodType<Row & { other_side: boolean }> {
+interface Keyset {
+  /** What is compared with a position: `id`, or the row `(captured_at, id)`. */
+  tuple: FragmentSqlToken;
+  /** Whether the list's own order (forward) is descending. */
+  descending: boolean;
+  /** ORDER BY items, every column descending or every one ascending. */
+  orderBy(descending: boolean): FragmentSqlToken;
+  /** A position as the tuple's equal: `7`, or `('2026-…'::timestamptz, 7)`. */
+  at(position: KeysetPosition): FragmentSqlToken;
+}
+
+function keysetOf(spec: Pick<ListSpec<unknown>, 'key' | 'sort'>): Keyset {
+  const { key, sort } = spec;
+  if (!sort)
+    return {
+      tuple: key,
+      descending: true,
+      orderBy: (descending) => sql.fragment`${key} ${orderWord(descending)}`,
+      at: (position) => sql.fragment`${position.key}`,
+    };
+  const cast = SORT_CASTS[sort.type];
+  return {
+    tuple: sql.fragment`(${sort.column}, ${key})`,
+    descending: sort.direction === 'desc',
+    orderBy(descending) {
+      const order = orderWord(descending);
+      return sql.fragment`${sort.column} ${order}, ${key} ${order}`;
+    },
+    // A position's value always comes from a cursor this list gave, with its sort value.
+    at: (position) => sql.fragment`(${cast(position.value ?? '')}, ${position.key})`,
+  };
+}
+
+/** `tuple < position` when read descending, `tuple > position` when ascending. */
+const past = (keyset: Keyset, descending: boolean, position: KeysetPosition) =>
+  descending
+    ? sql.fragment`${keyset.tuple} < ${keyset.at(position)}`
+    : sql.fragment`${keyset.tuple} > ${keyset.at(position)}`;
+
+/** The position and the rows before it in the order read: `>=` descending, `<=` ascending. */
+const notPast = (keyset: Keyset, descending: boolean, position: KeysetPosition) =>
+  descending
+    ? sql.fragment`${keyset.tuple} >= ${keyset.at(position)}`
+    : sql.fragment`${keyset.tuple} <= ${keyset.at(position)}`;
+
+const probeColumns = z.object({ other_side: z.boolean(), page_sort_value: z.string().optional() });
+const pageRowSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+type PageRow<Row> = Row & z.infer<typeof probeColumns>;
+
+/**
+ * The type of a page's rows: the list's row, the probe's column and, on a sorted list, the sort
+ * value as text (for the cursor). Built once per list, not per request (building a zod schema
+ * costs more than the rest of the page's work). Slonik does not parse rows with it: the
+ * service's own rows are not validated again on every list.
+ */
+function pageRowSchema<Row>(row: z.ZodType<Row>): z.ZodType<PageRow<Row>> {
   let schema = pageRowSchemas.get(row);
   if (!schema) {
-    schema = z.intersection(row, probeColumn);
+    schema = z.intersection(row, probeColumns);
     pageRowSchemas.set(row, schema);
   }
-  return schema as z.ZodType<Row & { other_side: boolean }>;
+  return schema as z.ZodType<PageRow<Row>>;
 }
 
 /**
  * The statement of one keyset page: `limit + 1` rows (the extra one tells whether more lie
- * ahead) past the position, newest first forward (`key < position`) and oldest first backward
- * (`key > position`), each with whether a row lies on the other side of the position.
+ * ahead) past the position, in the list's order forward (`key < position`, newest first) and in
+ * the reverse backward (`key > position`), each with whether a row lies on the other side of
+ * the position. A sorted list compares (value, key) rows instead of the key.
  */
 export function pageStatement<Row>(
   spec: ListSpec<Row>,
   request: ListRequest,
   institutionId: number,
   ranges: RangeReading = DEFAULT_RANGE_READING,
-): QuerySqlToken<z.ZodType<Row & { other_side: boolean }>> {
+): QuerySqlToken<z.ZodType<PageRow<Row>>> {
   const scope: FragmentSqlToken[] = [
     sql.fragment`${spec.institutionColumn} = ${institutionId}`,
     ...(spec.where ? [spec.where] : []),
@@ -64,24 +125,26 @@ export function pageStatement<Row>(
   );
   const where = (extra: FragmentSqlToken | null) =>
     and(extra ? [...scope, ...filters, extra] : [...scope, ...filters]);
+  const keyset = keysetOf(spec);
   const backward = request.direction === 'before';
+  // Backward, the page is read against the list's order and reversed afterwards.
+  const descending = keyset.descending !== backward;
   const position = request.position;
-  const bound =
-    position === null
-      ? null
-      : backward
-        ? sql.fragment`${spec.key} > ${position}`
-        : sql.fragment`${spec.key} < ${position}`;
+  const bound = position === null ? null : past(keyset, descending, position);
   // Whether a row lies on the other side of the cursor (for the cursor back that way), read in
   // the same statement and snapshot as the page: an ordered one-row probe on the keyset index.
   const otherSide =
     position === null
       ? sql.fragment`false`
       : sql.fragment`(SELECT 1 FROM ${spec.from}
-          WHERE ${where(backward ? sql.fragment`${spec.key} <= ${position}` : sql.fragment`${spec.key} >= ${position}`)}
-          ORDER BY ${spec.key} ${backward ? sql.fragment`DESC` : sql.fragment`ASC`} LIMIT 1) IS NOT NULL`;
-  const order = pageOrder(backward);
-  const followsKey = Object.keys(request.filters).some((name) => spec.filters[name]!.followsKey);
+          WHERE ${where(notPast(keyset, descending, position))}
+          ORDER BY ${keyset.orderBy(!descending)} LIMIT 1) IS NOT NULL`;
+  const extras = spec.sort
+    ? sql.fragment`${otherSide} AS other_side, ${spec.sort.column}::text AS page_sort_value`
+    : sql.fragment`${otherSide} AS other_side`;
+  // A sorted list's values need not rise with its key, which the windowed reading relies on.
+  const followsKey =
+    !spec.sort && Object.keys(request.filters).some((name) => spec.filters[name]!.followsKey);
 
   return sql.type(pageRowSchema(spec.row))`${
     followsKey
@@ -94,16 +157,17 @@ export function pageStatement<Row>(
           otherSide,
         })
       : sql.fragment`
-    SELECT ${spec.columns}, ${otherSide} AS other_side FROM ${spec.from}
+    SELECT ${spec.columns}, ${extras} FROM ${spec.from}
     WHERE ${where(bound)}
-    ORDER BY ${spec.key} ${order}
+    ORDER BY ${keyset.orderBy(descending)}
     LIMIT ${request.limit + 1}`
   }`;
 }
 
 /**
- * One keyset page, newest first: `key < position` forward, `key > position` backward (read in
- * ascending order, then reversed). A cursor is returned in a direction only if a row lies there.
+ * One keyset page in the list's order (newest first, or by its sort value): past the position
+ * forward, before it backward (read in the reverse order, then reversed). A cursor is returned
+ * in a direction only if a row lies there.
  */
 export async function listPage<Row>(
   db: CommonQueryMethods,
@@ -118,7 +182,7 @@ export async function listPage<Row>(
   if (backward) page.reverse();
   const behind = rows[0]?.other_side ?? false;
 
-  const cursor = (row: Row | undefined, direction: 'after' | 'before') =>
+  const cursor = (row: PageRow<Row> | undefined, direction: 'after' | 'before') =>
     row === undefined
       ? null
       : encodeCursor(options.secret, {
@@ -126,6 +190,7 @@ export async function listPage<Row>(
           e: spec.endpoint,
           f: request.filters,
           k: spec.keyOf(row),
+          ...(row.page_sort_value === undefined ? {} : { v: row.page_sort_value }),
           d: direction,
           x: options.nowSeconds + options.ttlSeconds,
         });

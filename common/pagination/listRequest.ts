@@ -1,15 +1,22 @@
 import { errors } from '../errors.js';
 import { decodeCursor, type CursorPayload, type Direction } from './cursor.js';
-import type { ListSpec } from './listSpec.js';
+import type { ListSpec, SortType, SortValue } from './listSpec.js';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
+
+/** The row a page starts after or ends before: its key, and its sort value on a sorted list. */
+export interface KeysetPosition {
+  key: number;
+  /** The sort value's text form (ListSpec.sort); absent on a list ordered by the key alone. */
+  value?: string;
+}
 
 export interface ListRequest {
   limit: number;
   direction: Direction;
   /** The keyset position to page from; null on a first request. */
-  position: number | null;
+  position: KeysetPosition | null;
   filters: Record<string, string>;
 }
 
@@ -97,5 +104,27 @@ export function parseListRequest<Row>(
   for (const name of Object.keys(cursor.f)) {
     if (!Object.hasOwn(spec.filters, name)) throw errors.invalidCursor(param);
   }
-  return { limit, direction: cursor.d, position: cursor.k, filters: cursor.f };
+  if (!positionFits(spec.sort, cursor.v)) throw errors.invalidCursor(param);
+  const position: KeysetPosition =
+    cursor.v === undefined ? { key: cursor.k } : { key: cursor.k, value: cursor.v };
+  return { limit, direction: cursor.d, position, filters: cursor.f };
+}
+
+/**
+ * How Postgres writes each sort type as text (the form a cursor carries). Cursors are signed, so
+ * this guards only against a list whose order changed under cursors already given out: a value
+ * the cast back would refuse is a cursor of another list, not a 500.
+ */
+const SORT_TEXT: Record<SortType, (value: string) => boolean> = {
+  timestamptz: (value) =>
+    /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/.test(value),
+  numeric: (value) => /^-?\d{1,1000}(\.\d{1,1000})?$/.test(value),
+  // Any text casts back to text.
+  text: () => true,
+};
+
+/** A cursor carries a sort value exactly when its list is ordered by one, of that list's type. */
+function positionFits(sort: SortValue | undefined, value: string | undefined): boolean {
+  if (sort === undefined || value === undefined) return sort === value;
+  return SORT_TEXT[sort.type](value);
 }

@@ -31,9 +31,26 @@ export interface FilterSpec {
   followsKey?: boolean;
 }
 
+/** The types a sort value may have: the cursor's text form is cast back to it. */
+export type SortType = 'timestamptz' | 'numeric' | 'text';
+
+/**
+ * What a list is ordered by before its key: a column that is never null, of one of the sort
+ * types. Ties are broken by the key, in the same direction as the value (newest `captured_at`
+ * first, then the newest id), so that (value, key) is a total order. An index on
+ * (institution, …, column, key) in that order serves the pages.
+ */
+export interface SortValue {
+  column: FragmentSqlToken;
+  type: SortType;
+  /** `desc`: highest (newest) first; `asc`: lowest first. */
+  direction: 'desc' | 'asc';
+}
+
 /**
  * A list endpoint: the rows an institution may see, newest first by one integer key (a total
- * order, so keyset paging never skips or repeats a row), and the filters it accepts.
+ * order, so keyset paging never skips or repeats a row), or by a sort value and then that key,
+ * and the filters it accepts.
  */
 export interface ListSpec<Row> {
   endpoint: string;
@@ -42,6 +59,11 @@ export interface ListSpec<Row> {
   /** A condition every row of the list meets, whatever the filters (none when absent). */
   where?: FragmentSqlToken;
   key: FragmentSqlToken;
+  /**
+   * Ordered by this value first (the key breaks ties) instead of by the key alone. Its pages are
+   * always read by the plain statement: `followsKey` filters are not read windowed on it.
+   */
+  sort?: SortValue;
   columns: FragmentSqlToken;
   row: z.ZodType<Row>;
   keyOf(row: Row): number;

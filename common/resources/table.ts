@@ -192,12 +192,13 @@ export const retrieveFrom =
   };
 
 /**
- * A resource's collection as a list: its table's rows, newest first by id, with its own filters.
+ * A resource's collection as a list: its table's rows, newest first by id (or by its sort value,
+ * then id), with its own filters.
  */
 export function collectionList<Row extends Stored>(
   identity: { path: string },
   table: Table<Row, object>,
-  spec: Pick<ListSpec<Row>, 'present' | 'filters'>,
+  spec: Pick<ListSpec<Row>, 'present' | 'filters' | 'sort'>,
 ): ListSpec<Row> {
   return {
     endpoint: `/api/v1${identity.path}`,

@@ -30,7 +30,7 @@ export const consents: ChildCollectionDescriptor = {
       'Records what a donor allowed or refused on one channel, for one purpose or (`purpose` null) for the whole channel. The ledger is append-only: a consent is never changed or deleted (PATCH, PUT and DELETE are 405); a new answer is a new record, and the latest one counts.',
       '`source` (where the answer came from: a form, a call, a reply card) is required. `statement` (the wording the donor agreed to) is required for an `opt_in` (422 `required`).',
       '`captured_at` is when the donor answered; omitted, it is the time of the request by the system clock (not `CLOCK_TODAY`). An answer captured earlier may be recorded later; one more than 5 minutes after the time of the request is 422 `out_of_range`.',
-      'The list is in the order the consents were recorded, newest first. A donor of another institution is as absent as a missing one (404). Deleting a donor deletes its consents in the same transaction.',
+      'The list is newest `captured_at` first (when the donor answered, so a consent captured earlier and recorded later takes its place among the older ones); consents captured at the same moment, the one recorded last first. A donor of another institution is as absent as a missing one (404). Deleting a donor deletes its consents in the same transaction.',
     ].join('\n\n'),
     notes: {
       channel: 'The channel the answer is about.',

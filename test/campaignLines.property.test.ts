@@ -9,7 +9,9 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
  * every step `gift_lines` holds exactly the lines a plain recomputation from the gifts gives
  * (a designation's own pair of codes when it carries one, else the gift's; a line coded only to
  * an appeal takes the appeal's campaign; its base amount net of refunds; counted while posted),
- * and the campaign's progress is the sum of the recomputed lines of its tree.
+ * and every campaign's progress and every appeal's results are the recomputed lines summed: a
+ * campaign's of its tree, whole, by appeal and by fund, each list summing exactly to `raised`,
+ * with its distinct gifts and donors.
  */
 
 let service: TestService;
@@ -24,12 +26,13 @@ afterAll(async () => {
 
 /** Code choices: an index into the world's campaigns or appeals, or none. */
 const code = (count: number) => fc.option(fc.nat(count - 1), { nil: null });
-const codes = fc.record({ campaign: code(3), appeal: code(3) });
+const codes = fc.record({ campaign: code(4), appeal: code(3) });
 
 type Codes = { campaign: number | null; appeal: number | null };
 type Op =
   | {
       kind: 'gift';
+      donor: number;
       cents: number;
       foreign: boolean;
       codes: Codes;
@@ -45,6 +48,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('gift' as const),
+      donor: fc.nat(1),
       cents: fc.integer({ min: 3, max: 100_000 }),
       foreign: fc.boolean(),
       codes,
@@ -106,10 +110,37 @@ interface StoredGift {
 const centsOf = (value: string | number) => Math.round(Number(value) * 100);
 const text = (cents: number) => (cents / 100).toFixed(2);
 
+interface Progress {
+  raised: number;
+  gift_count: number;
+  donor_count: number;
+  percent_of_goal: number | null;
+  by_appeal: { appeal_id: number | null; raised: number }[];
+  by_fund: { fund_id: number | null; raised: number }[];
+}
+
+interface Results {
+  raised: number;
+  gift_count: number;
+  donor_count: number;
+  cost: number | null;
+  cost_per_unit_raised: number | null;
+}
+
+/** `raised` by a line's key, in cents, ordered by id with the null key last, as the API orders. */
+function sumsBy(lines: readonly Line[], key: (line: Line) => number | null) {
+  const sums = new Map<number | null, number>();
+  for (const line of lines)
+    sums.set(key(line), (sums.get(key(line)) ?? 0) + centsOf(line.base_net!));
+  return [...sums].sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a - b));
+}
+
+const distinctCount = (values: readonly number[]) => new Set(values).size;
+
 class World {
-  donor = 0;
+  readonly donors: number[] = [];
   readonly funds: number[] = [];
-  /** The tree: campaigns[0] with campaigns[1] under it; campaigns[2] apart. */
+  /** The tree: campaigns[0] with campaigns[1] and campaigns[2] under it; campaigns[3] apart. */
   readonly campaigns: number[] = [];
   /** appeals[0] of campaigns[0], appeals[1] of campaigns[1], appeals[2] of none. */
   readonly appeals: number[] = [];
@@ -135,17 +166,17 @@ class World {
   }
 
   async setUp(): Promise<void> {
-    this.donor = await this.make('/donors', {
-      role: 'Individual',
-      first_name: 'P',
-      last_name: 'Q',
-    });
+    for (const name of ['P', 'R'])
+      this.donors.push(
+        await this.make('/donors', { role: 'Individual', first_name: name, last_name: 'Q' }),
+      );
     for (const fund of ['F1', 'F2', 'F3'])
       this.funds.push(await this.make('/funds', { name: fund, code: fund }));
     this.campaigns.push(await this.make('/campaigns', { name: 'Top', code: 'TOP', goal: 500 }));
-    this.campaigns.push(
-      await this.make('/campaigns', { name: 'Under', code: 'UNDER', parent_id: this.campaigns[0] }),
-    );
+    for (const under of ['UNDER-1', 'UNDER-2'])
+      this.campaigns.push(
+        await this.make('/campaigns', { name: under, code: under, parent_id: this.campaigns[0] }),
+      );
     this.campaigns.push(await this.make('/campaigns', { name: 'Apart', code: 'APART' }));
     const appealCampaigns = [this.campaigns[0]!, this.campaigns[1]!, null];
     for (const [index, campaignId] of appealCampaigns.entries()) {
@@ -154,6 +185,7 @@ class World {
         code: `AP-${index}`,
         channel: 'mail',
         campaign_id: campaignId,
+        ...(index === 0 ? { cost: 12.5 } : {}),
       });
       this.appeals.push(id);
       this.appealCampaign.set(id, campaignId);
@@ -184,7 +216,7 @@ class World {
           ...this.body(part),
         }));
         const response = await this.call<{ id: number }>('POST', '/gifts', {
-          donor_id: this.donor,
+          donor_id: this.donors[operation.donor]!,
           amount: operation.cents / 100,
           subject: 'Coded',
           gift_date: '2026-03-15',
@@ -315,24 +347,79 @@ class World {
       FROM gift_lines WHERE institution_id = ${this.tenant.institutionId}
       ORDER BY gift_id, line`);
     expect(stored).toEqual(expected);
-    const tree = new Set([this.campaigns[0], this.campaigns[1]]);
-    const raised = expected
-      .filter((line) => line.counted && tree.has(line.campaign_id ?? 0))
-      .reduce((sum, line) => sum + centsOf(line.base_net!), 0);
-    const progress = await this.call<{ raised: number }>(
-      'GET',
-      `/campaigns/${this.campaigns[0]}/progress`,
-    );
-    expect(centsOf(progress.body.raised)).toBe(raised);
+    const counted = expected.filter((line) => line.counted);
+    const [top, ...rest] = this.campaigns;
+    const trees = new Map<number, Set<number | null>>([
+      [top!, new Set(this.campaigns.slice(0, 3))],
+      ...rest.map((id): [number, Set<number | null>] => [id, new Set([id])]),
+    ]);
+    for (const [id, tree] of trees) {
+      const lines = counted.filter((line) => tree.has(line.campaign_id));
+      const raised = lines.reduce((sum, line) => sum + centsOf(line.base_net!), 0);
+      const progress = await this.call<Progress>('GET', `/campaigns/${id}/progress`);
+      expect(progress.status).toBe(200);
+      const { body } = progress;
+      const asCents = <K extends string>(
+        rows: ({ raised: number } & Record<K, number | null>)[],
+        key: K,
+      ) => rows.map((row): [number | null, number] => [row[key], centsOf(row.raised)]);
+      expect({
+        raised: centsOf(body.raised),
+        gift_count: body.gift_count,
+        donor_count: body.donor_count,
+        by_appeal: asCents(body.by_appeal, 'appeal_id'),
+        by_fund: asCents(body.by_fund, 'fund_id'),
+        // The top campaign's goal is 500: raised ÷ 500 × 100 in hundredths is cents ÷ 5, half up.
+        percent_of_goal:
+          body.percent_of_goal === null ? null : Math.round(body.percent_of_goal * 100),
+      }).toEqual({
+        raised,
+        gift_count: distinctCount(lines.map((line) => line.gift_id)),
+        donor_count: distinctCount(lines.map((line) => line.donor_id)),
+        by_appeal: sumsBy(lines, (line) => line.appeal_id),
+        by_fund: sumsBy(lines, (line) => line.fund_id),
+        percent_of_goal: id === top ? Math.floor((2 * raised + 5) / 10) : null,
+      });
+      // Each list sums exactly to raised.
+      for (const rows of [body.by_appeal, body.by_fund])
+        expect(rows.reduce((sum, row) => sum + centsOf(row.raised), 0)).toBe(raised);
+    }
+    for (const [index, id] of this.appeals.entries()) {
+      const lines = counted.filter((line) => line.appeal_id === id);
+      const raised = lines.reduce((sum, line) => sum + centsOf(line.base_net!), 0);
+      const results = await this.call<Results>('GET', `/appeals/${id}/results`);
+      expect(results.status).toBe(200);
+      const cost = index === 0 ? 1250 : null;
+      expect({
+        raised: centsOf(results.body.raised),
+        gift_count: results.body.gift_count,
+        donor_count: results.body.donor_count,
+        cost: results.body.cost === null ? null : centsOf(results.body.cost),
+        cost_per_unit_raised:
+          results.body.cost_per_unit_raised === null
+            ? null
+            : Math.round(results.body.cost_per_unit_raised * 10_000),
+      }).toEqual({
+        raised,
+        gift_count: distinctCount(lines.map((line) => line.gift_id)),
+        donor_count: distinctCount(lines.map((line) => line.donor_id)),
+        cost,
+        // cost ÷ raised to 4 decimals, half up, in integers.
+        cost_per_unit_raised:
+          cost === null || raised <= 0
+            ? null
+            : Math.floor((2 * cost * 10_000 + raised) / (2 * raised)),
+      });
+    }
   }
 }
 
 let tenants = 0;
 
-test('gift_lines equals a plain recomputation from the gifts after every step', async () => {
+test('gift_lines, every campaign’s progress and every appeal’s results equal a plain recomputation from the gifts after every step', async () => {
   await checkAfterEveryStep(
     op,
     async () => new World(await service.createTenant(`Lines ${++tenants}`, 'USD')),
-    { maxLength: 12, numRuns: 12 },
+    { maxLength: 12, numRuns: 16 },
   );
 }, 240_000);

@@ -252,6 +252,57 @@ test('the demo holds a memorial gift whose acknowledgement to the family is pend
   ]);
 });
 
+test("the demo's gifts are coded to the annual fund: its progress sums them by appeal and by fund", async () => {
+  const get = async <T>(pathAndQuery: string) => {
+    const answer = await fetch(`${apiUrl}/api/v1${pathAndQuery}`, {
+      headers: { 'X-Service-API-Key': apiKey },
+    });
+    expect(answer.status).toBe(200);
+    return (await answer.json()) as T;
+  };
+  const [annual] = await query<{ id: string }>(
+    database,
+    "SELECT id::text FROM campaigns WHERE code = 'ANNUAL'",
+  );
+  const appeals = await query<{ id: string; code: string }>(
+    database,
+    'SELECT id::text, code FROM appeals ORDER BY code',
+  );
+  const appealId = Object.fromEntries(appeals.map((row) => [row.code, Number(row.id)]));
+  const progress = await get<{
+    raised: number;
+    gift_count: number;
+    donor_count: number;
+    by_appeal: { appeal_id: number | null; raised: number }[];
+    by_fund: { fund_id: number | null; raised: number }[];
+  }>(`/campaigns/${annual!.id}/progress`);
+  // EUR 2000 (2186.80) and the EUR grant (8240.25: 5493.50 + 2746.75), CAD 500 (358.15) through
+  // the year-end phase, and the memorial gift's 500.
+  expect(progress).toMatchObject({ raised: 11285.2, gift_count: 4, donor_count: 4 });
+  const cents = (rows: { raised: number }[]) =>
+    rows.reduce((sum, row) => sum + Math.round(row.raised * 100), 0);
+  expect(cents(progress.by_appeal)).toBe(1128520);
+  expect(cents(progress.by_fund)).toBe(1128520);
+  expect(
+    Object.fromEntries(progress.by_appeal.map((row) => [String(row.appeal_id), row.raised])),
+  ).toEqual({
+    [appealId['ANNUAL-MAIL']!]: 7680.3,
+    [appealId['ANNUAL-GT']!]: 3104.9,
+    null: 500,
+  });
+  expect(progress.by_fund).toHaveLength(4);
+
+  const coded = await get<{ data: { subject: string; currency: string }[] }>(
+    `/gifts?campaign_id=${annual!.id}`,
+  );
+  expect(coded.data.map((gift) => gift.subject).sort()).toEqual([
+    'Foundation grant paid from the European account',
+    'Hartley Arts gift from Dublin',
+    'In memory of Professor Helen Marsh',
+  ]);
+  expect(new Set(coded.data.map((gift) => gift.currency))).toEqual(new Set(['EUR', 'USD']));
+});
+
 test('command 1 is a dry run: 201 with id 0, and no donor is written', async () => {
   const command = commands[0]!;
   expect(command).toContain('dry_run=true');

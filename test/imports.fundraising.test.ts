@@ -516,3 +516,140 @@ describe('campaign_code and appeal_code', () => {
     expect(prepared.statements.filter((text) => text.includes('FROM "appeals"'))).toHaveLength(1);
   });
 });
+
+describe('a coded import, end to end', () => {
+  interface Progress {
+    raised: number;
+    gift_count: number;
+    donor_count: number;
+    by_appeal: { appeal_id: number | null; raised: number }[];
+    by_fund: { fund_id: number | null; raised: number }[];
+  }
+  interface ListedGift {
+    subject: string;
+    currency: string;
+    base_amount: number;
+    campaign_id: number | null;
+    appeal_id: number | null;
+  }
+
+  test('rows coded by code, in any case and currency, post gifts that progress counts; a mismatched appeal or a closed campaign fails its row on its column', async () => {
+    const capital = (await post('/campaigns', { name: 'Capital', code: 'Capital-26' })).id;
+    const gala = (
+      await post('/appeals', { name: 'Gala', code: 'GALA', channel: 'event', campaign_id: capital })
+    ).id;
+    const annual = (await post('/campaigns', { name: 'Annual', code: 'ANNUAL-E2E' })).id;
+    await post('/appeals', { name: 'Phone', code: 'PHONE', channel: 'phone', campaign_id: annual });
+    await post('/campaigns', { name: 'Old', code: 'OLD-25', status: 'closed' });
+    const [general, athletics] = await Promise.all(
+      ['GEN', 'ATH'].map((code) =>
+        service.db.oneFirst(sql.unsafe`
+          SELECT id FROM funds
+          WHERE institution_id = ${service.tenant.institutionId} AND code = ${code}`),
+      ),
+    );
+
+    const csv = [
+      'donor_id,amount,currency,exchange_rate,gift_date,subject,designations,campaign_code,appeal_code',
+      `${donorId},100,USD,,2026-05-01,E2E base,GEN:100,capital-26,gala`,
+      `${donorId},200,EUR,1.25,2026-05-02,E2E sent rate,GEN:50;ATH:150,CAPITAL-26,`,
+      // The appeal alone codes the line to its campaign; 30 × 1.1234 = 33.702 → 33.70.
+      `${donorId},30,EUR,,2026-05-03,E2E rate on file,ATH:30,,Gala`,
+      `${donorId},10,USD,,2026-05-04,E2E other appeal,GEN:10,Capital-26,phone`,
+      `${donorId},10,USD,,2026-05-04,E2E closed,GEN:10,old-25,`,
+    ].join('\n');
+    const answer = await upload(service, 'resource=gifts', csv);
+    expect(answer.status).toBe(202);
+    expect(await settled(service, answer.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 3,
+      rows_failed: 2,
+    });
+    expect(await rowErrors(service, answer.body.id)).toEqual([
+      {
+        object: 'import_row_error',
+        row: 5,
+        errors: [expect.objectContaining({ param: 'appeal_code', code: 'invalid_value' })],
+      },
+      {
+        object: 'import_row_error',
+        row: 6,
+        errors: [expect.objectContaining({ param: 'campaign_code', code: 'reference_inactive' })],
+      },
+    ]);
+
+    const listed = await service.call<{ data: ListedGift[] }>(
+      'GET',
+      `/api/v1/gifts?campaign_id=${capital}`,
+    );
+    expect(listed.status).toBe(200);
+    expect(
+      listed.body.data
+        .map(({ subject, currency, base_amount, campaign_id, appeal_id }) => ({
+          subject,
+          currency,
+          base_amount,
+          campaign_id,
+          appeal_id,
+        }))
+        .sort((a, b) => a.subject.localeCompare(b.subject)),
+    ).toEqual([
+      {
+        subject: 'E2E base',
+        currency: 'USD',
+        base_amount: 100,
+        campaign_id: capital,
+        appeal_id: gala,
+      },
+      {
+        subject: 'E2E rate on file',
+        currency: 'EUR',
+        base_amount: 33.7,
+        campaign_id: null,
+        appeal_id: gala,
+      },
+      {
+        subject: 'E2E sent rate',
+        currency: 'EUR',
+        base_amount: 250,
+        campaign_id: capital,
+        appeal_id: null,
+      },
+    ]);
+    const byAppeal = await service.call<{ data: ListedGift[] }>(
+      'GET',
+      `/api/v1/gifts?appeal_id=${gala}`,
+    );
+    expect(byAppeal.body.data.map((gift) => gift.subject).sort()).toEqual([
+      'E2E base',
+      'E2E rate on file',
+    ]);
+
+    const progress = await service.call<Progress>('GET', `/api/v1/campaigns/${capital}/progress`);
+    expect(progress.status).toBe(200);
+    expect(progress.body).toMatchObject({ raised: 383.7, gift_count: 3, donor_count: 1 });
+    const byId = <T extends { raised: number }>(rows: T[], key: (row: T) => number | null) =>
+      Object.fromEntries(rows.map((row) => [String(key(row)), row.raised]));
+    expect(byId(progress.body.by_appeal, (row) => row.appeal_id)).toEqual({
+      [gala]: 133.7,
+      null: 250,
+    });
+    // GEN 100 + 62.50; ATH 187.50 + 33.70.
+    expect(byId(progress.body.by_fund, (row) => row.fund_id)).toEqual({
+      [String(general)]: 162.5,
+      [String(athletics)]: 221.2,
+    });
+    // gift_lines, which progress sums, agrees.
+    const lines = await service.db.one(sql.unsafe`
+      SELECT sum(base_net)::text AS raised, count(DISTINCT gift_id)::int AS gifts
+      FROM gift_lines
+      WHERE institution_id = ${service.tenant.institutionId} AND campaign_id = ${capital}
+        AND counted`);
+    expect(lines).toEqual({ raised: '383.70', gifts: 3 });
+    expect(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM gifts WHERE institution_id = ${service.tenant.institutionId}
+          AND subject IN ('E2E other appeal', 'E2E closed')`),
+    ).toBe(0);
+  });
+});

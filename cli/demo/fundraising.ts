@@ -1,7 +1,9 @@
 /**
  * The demo's fundraising stories (fundraising.md §2 and §4): gifts from abroad in euros and
  * Canadian dollars, converted at the rates on file or at the bank's own, and gifts that honour
- * someone, one of them a memorial gift whose card to the family is still to be sent.
+ * someone, one of them a memorial gift whose card to the family is still to be sent. They are
+ * coded to the annual fund campaign (§3), so that its progress has appeals, funds and currencies
+ * to show.
  */
 import { daysAgo, type Body } from './data.js';
 import type { DemoClient } from './money.js';
@@ -16,10 +18,19 @@ export const exchangeRates: { currency: string; rate: number; ago: number }[] = 
   { currency: 'CAD', rate: 0.7163, ago: 30 },
 ];
 
+/** The annual fund campaign, its year-end phase below it, and an appeal of each. */
+export interface AnnualFundCodes {
+  annual: number;
+  yearEnd: number;
+  springLetter: number;
+  givingTuesday: number;
+}
+
 export async function recordFundraisingStories(
   client: DemoClient,
   donorIds: readonly number[],
   fundId: ReadonlyMap<string, number>,
+  codes: AnnualFundCodes,
 ): Promise<void> {
   const donor = (index: number) => donorIds[index]!;
   const fund = (code: string) => fundId.get(code)!;
@@ -33,7 +44,7 @@ export async function recordFundraisingStories(
 
   const gifts: { key: string; body: Body }[] = [
     // Eleanor Brennan, on sabbatical in Dublin, gives in euros: converted at the rate on file
-    // for the gift's date (the one of 180 days ago).
+    // for the gift's date (the one of 180 days ago). She answered the spring letter.
     {
       key: 'foreign-eur',
       body: {
@@ -44,9 +55,13 @@ export async function recordFundraisingStories(
         gift_date: daysAgo(90),
         type: 'bank_transfer',
         fund_id: fund('ARTS'),
+        campaign_id: codes.annual,
+        appeal_id: codes.springLetter,
       },
     },
-    // Daniel Fitzgerald's Toronto office sends Canadian dollars: the latest rate applies.
+    // Daniel Fitzgerald's Toronto office sends Canadian dollars: the latest rate applies. Coded
+    // to the Giving Tuesday email alone, it counts toward that appeal's campaign, the year-end
+    // phase, and so toward the annual fund above it.
     {
       key: 'foreign-cad',
       body: {
@@ -57,10 +72,13 @@ export async function recordFundraisingStories(
         gift_date: daysAgo(15),
         type: 'credit_card',
         fund_id: fund('ANNUAL'),
+        appeal_id: codes.givingTuesday,
       },
     },
     // The Hartley Family Foundation's bank converted at its own rate: sent with the gift, it
-    // wins over the rate on file; the split's base amounts add up to the gift's exactly.
+    // wins over the rate on file; the split's base amounts add up to the gift's exactly. The
+    // grant answered the spring letter, but the library's part was pledged on Giving Tuesday:
+    // that line carries its own codes, which win over the gift's.
     {
       key: 'foreign-eur-split',
       body: {
@@ -71,9 +89,16 @@ export async function recordFundraisingStories(
         subject: 'Foundation grant paid from the European account',
         gift_date: daysAgo(10),
         type: 'bank_transfer',
+        campaign_id: codes.annual,
+        appeal_id: codes.springLetter,
         designations: [
           { fund_id: fund('ARTS'), amount: 5000 },
-          { fund_id: fund('LIBRARY'), amount: 2500 },
+          {
+            fund_id: fund('LIBRARY'),
+            amount: 2500,
+            campaign_id: codes.yearEnd,
+            appeal_id: codes.givingTuesday,
+          },
         ],
       },
     },
@@ -81,7 +106,8 @@ export async function recordFundraisingStories(
   for (const gift of gifts) await client.create('/gifts', gift.body, gift.key);
 
   // Robert Alvarez gives in memory of his mentor; the family is to be told, and the card has
-  // not gone out yet: GET /gifts?tribute_acknowledgement=pending lists it.
+  // not gone out yet: GET /gifts?tribute_acknowledgement=pending lists it. It counts toward the
+  // annual fund through no appeal.
   await client.create(
     '/gifts',
     {
@@ -91,6 +117,7 @@ export async function recordFundraisingStories(
       gift_date: daysAgo(6),
       type: 'credit_card',
       fund_id: fund('STEM-END'),
+      campaign_id: codes.annual,
       tribute: {
         type: 'in_memory_of',
         honoree_name: 'Professor Helen Marsh',

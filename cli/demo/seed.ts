@@ -123,7 +123,7 @@ export async function fillInstitution(
     { name: 'Annual Fund: Year-End', code: 'ANNUAL-YE', parent_id: annual.id, goal: 150000 },
     'campaign-1',
   );
-  await client.create(
+  const springLetter = await client.create(
     '/appeals',
     {
       name: 'Spring letter',
@@ -134,7 +134,7 @@ export async function fillInstitution(
     },
     'appeal-0',
   );
-  await client.create(
+  const givingTuesday = await client.create(
     '/appeals',
     {
       name: 'Giving Tuesday email',
@@ -162,7 +162,12 @@ export async function fillInstitution(
   await inBatches(gifts, (gift) => client.create('/gifts', gift.body, gift.key));
   const donorIds = donorRows.map((row) => row.id);
   await recordMoneyStories(client, donorIds, fundId);
-  await recordFundraisingStories(client, donorIds, fundId);
+  await recordFundraisingStories(client, donorIds, fundId, {
+    annual: annual.id,
+    yearEnd: yearEnd.id,
+    springLetter: springLetter.id,
+    givingTuesday: givingTuesday.id,
+  });
 
   // Award cycles are academic years, August to May: last year's and this year's.
   const now = new Date();

@@ -44,6 +44,11 @@ interface Prepared {
   found: RowError[];
   /** Fields whose command errors the found problems stand for (an unresolved fund code). */
   covered: string[];
+  /**
+   * Fields the row named by another column (`campaign_id` by `campaign_code`): the command's
+   * errors on the field are the column's, so that they name a column of the file.
+   */
+  namedBy: Record<string, string>;
 }
 
 const idCode = z.object({ id: z.number(), key: z.string() });
@@ -217,7 +222,10 @@ function resolveCoding(body: JsonObject, found: Lookups, prepared: Prepared): vo
     } else if (id === undefined) {
       prepared.found.push(notFound(column, kind));
       prepared.covered.push(field);
-    } else body[field] = id;
+    } else {
+      body[field] = id;
+      prepared.namedBy[field] = column;
+    }
   }
 }
 
@@ -262,6 +270,7 @@ export async function prepareChunk(
       body: body ?? {},
       found: [],
       covered: [],
+      namedBy: {},
     };
     if (body === null) {
       prepared.found.push({
@@ -360,7 +369,12 @@ export async function runRow(
     const covered = (param: string | null) =>
       param !== null &&
       prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));
-    const own = errorsOf(command, error).filter((problem) => !covered(problem.param));
+    const own = errorsOf(command, error)
+      .filter((problem) => !covered(problem.param))
+      .map((problem) => {
+        const column = problem.param === null ? undefined : prepared.namedBy[problem.param];
+        return column === undefined ? problem : { ...problem, param: column };
+      });
     return { row, kind: 'failed', errors: [...prepared.found, ...own] };
   }
 }

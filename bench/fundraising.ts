@@ -13,6 +13,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { createInstitution } from '../common/institutions.js';
+import { rebuildCampaignTreeCounts } from '../common/resources/campaigns/lines.js';
 import { freePort, until } from './processes.js';
 import { printPhases, runPhase, type Phase } from './phases.js';
 import { insertBenchRecords, withBenchStack } from './stack.js';
@@ -142,7 +143,21 @@ async function main(): Promise<void> {
         SELECT institution_id, id, 1, donor_id, fund_ids[1], campaign_id, appeal_id,
                base_amount, true
         FROM seeded`);
-    await pool.query(sql.unsafe`ANALYZE gifts, gift_lines`);
+    // The totals writeGiftLines keeps, for the lines written directly.
+    await pool.query(sql.unsafe`
+      INSERT INTO campaign_line_totals (institution_id, campaign_id, appeal_id, fund_id, raised,
+                                        lines)
+      SELECT institution_id, campaign_id, appeal_id, fund_id, sum(base_net), count(*)
+      FROM gift_lines WHERE institution_id = ${institution.id} AND counted
+        AND gift_id IN (SELECT id FROM gifts WHERE institution_id = ${institution.id}
+                          AND subject = 'Seeded')
+      GROUP BY institution_id, campaign_id, appeal_id, fund_id
+      ON CONFLICT (institution_id, campaign_id, appeal_id, fund_id) DO UPDATE
+      SET raised = campaign_line_totals.raised + excluded.raised,
+          lines = campaign_line_totals.lines + excluded.lines`);
+    await pool.transaction((db) => rebuildCampaignTreeCounts(db, institution.id));
+    await pool.query(sql.unsafe`
+      ANALYZE gifts, gift_lines, campaign_line_totals, campaign_tree_gifts, campaign_tree_donors`);
     const lines = await pool.oneFirst(sql.type(z.object({ n: z.number() }))`
       SELECT count(*)::int AS n FROM gift_lines WHERE institution_id = ${institution.id}`);
     const reads = { headers: auth, connections: 4, seconds };

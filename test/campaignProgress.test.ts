@@ -195,6 +195,35 @@ describe('GET /campaigns/{id}/progress', () => {
     });
   });
 
+  test('a campaign moved in the tree takes its gifts and donors from one parent to the other', async () => {
+    const [from, to] = [await campaign(), await campaign()];
+    const moved = await campaign({ parent_id: from });
+    await gift({ amount: 40, campaign_id: moved });
+    await gift({ donor_id: ids.donor2, amount: 60, campaign_id: moved });
+    await gift({ amount: 5, campaign_id: to });
+    const figures = async (id: number) => {
+      const { raised, gift_count, donor_count } = await progress(id);
+      return { raised, gift_count, donor_count };
+    };
+    expect([await figures(from), await figures(to)]).toEqual([
+      { raised: 100, gift_count: 2, donor_count: 2 },
+      { raised: 5, gift_count: 1, donor_count: 1 },
+    ]);
+    const patch = (parent_id: number | null) =>
+      service.call('PATCH', `/api/v1/campaigns/${moved}`, { body: { parent_id } });
+    expect((await patch(to)).status).toBe(200);
+    expect([await figures(from), await figures(to)]).toEqual([
+      { raised: 0, gift_count: 0, donor_count: 0 },
+      { raised: 105, gift_count: 3, donor_count: 2 },
+    ]);
+    // To the top of the tree: no parent counts it any more; it counts its own.
+    expect((await patch(null)).status).toBe(200);
+    expect([await figures(to), await figures(moved)]).toEqual([
+      { raised: 5, gift_count: 1, donor_count: 1 },
+      { raised: 100, gift_count: 2, donor_count: 2 },
+    ]);
+  });
+
   test('by_appeal and by_fund each sum exactly to raised', async () => {
     for (const id of [ids.parent, ids.childOne, ids.childTwo, ids.elsewhere]) {
       const body = await progress(id);

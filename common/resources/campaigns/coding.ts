@@ -4,6 +4,7 @@ import type { CommandContext } from '../../commands/command.js';
 import type { FieldError } from '../../errors.js';
 import { appealReference } from '../appeals/schema.js';
 import { checkReferencesAt } from '../checks.js';
+import { lockCampaignTreeShared } from './queries.js';
 import { campaignReference } from './schema.js';
 
 /**
@@ -59,6 +60,11 @@ export interface Coding {
  */
 export async function codingOf(ctx: CommandContext, lines: readonly CodedLine[]): Promise<Coding> {
   const errors: FieldError[] = [];
+  // The tree's shared lock before any campaign's row lock, as a move takes the lock before its
+  // row: the write of the lines (writeGiftLines) takes it again, and must not wait for a move
+  // that waits for a row held here.
+  if (!ctx.dryRun && lines.some((line) => line.campaign_id !== null || line.appeal_id !== null))
+    await lockCampaignTreeShared(ctx.db, ctx.institution.id);
   const appealIds = [...new Set(lines.flatMap((line) => line.appeal_id ?? []))];
   const appeals = appealIds.length
     ? await ctx.db.any(sql.type(appealCoding)`

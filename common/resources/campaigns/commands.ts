@@ -8,6 +8,7 @@ import {
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
+import { rebuildCampaignTreeCounts } from './lines.js';
 import { codeInUse } from './recordCoding.js';
 import { alreadyInUse, checkReference, checkUnique, type Reference } from '../checks.js';
 import { readOnlyOf } from '../responseFields.js';
@@ -112,21 +113,27 @@ const campaignsResource: WritableResource<CampaignRow, CampaignFields> = {
   present: presentCampaign,
 };
 
-/** A body that puts the campaign under a parent, and so may change the tree's shape. */
-const movesInTree = (body: JsonObject) => body.parent_id !== undefined && body.parent_id !== null;
+/** A body that places the campaign in the tree (under a parent, or at the top), and so may move it. */
+const movesInTree = (body: JsonObject) => body.parent_id !== undefined;
 
-/** The generic write, under the tree's lock when it places the campaign under a parent. */
-const underTreeLock = (command: Command): Command => ({
+/**
+ * The generic write, under the tree's lock when it places the campaign in the tree. A move of a
+ * campaign that already exists changes which campaigns are above its lines: the tree's gift and
+ * donor counts are rebuilt in the same transaction (lines.ts).
+ */
+const underTreeLock = (command: Command, moves: boolean): Command => ({
   ...command,
   async execute(ctx, request) {
-    if (!ctx.dryRun && movesInTree(request.body))
-      await lockCampaignTree(ctx.db, ctx.institution.id);
-    return command.execute(ctx, request);
+    const placed = !ctx.dryRun && movesInTree(request.body);
+    if (placed) await lockCampaignTree(ctx.db, ctx.institution.id);
+    const result = await command.execute(ctx, request);
+    if (placed && moves) await rebuildCampaignTreeCounts(ctx.db, ctx.institution.id);
+    return result;
   },
 });
 
-export const createCampaign = underTreeLock(createCommand(campaignsResource));
-export const updateCampaignCommand = underTreeLock(updateCommand(campaignsResource));
+export const createCampaign = underTreeLock(createCommand(campaignsResource), false);
+export const updateCampaignCommand = underTreeLock(updateCommand(campaignsResource), true);
 
 const inUse = (what: string) =>
   errors.resourceInUse(`This campaign has ${what}; move or delete them first.`);

@@ -1,5 +1,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { centsToNumber, toCents } from '../../money.js';
+import { lockCampaignTreeShared } from './queries.js';
 import type { LineCodes } from './recordCoding.js';
+import { MAX_CAMPAIGN_DEPTH } from './schema.js';
 
 /**
  * What a gift's coded lines are, from the gift as stored: one line per designation, or the gift
@@ -31,25 +35,208 @@ const linesOfGift = (institutionId: number, giftId: number) => sql.fragment`
   WHERE g.institution_id = ${institutionId} AND g.id = ${giftId}
     AND (l.campaign_id IS NOT NULL OR l.appeal_id IS NOT NULL)`;
 
+/** A row of gift_lines, as the totals need it. */
+const lineRow = z.object({
+  donor_id: z.coerce.number(),
+  fund_id: z.coerce.number().nullable(),
+  campaign_id: z.coerce.number().nullable(),
+  appeal_id: z.coerce.number().nullable(),
+  base_net: z.string().nullable(),
+  counted: z.boolean(),
+});
+type Line = z.infer<typeof lineRow>;
+const lineColumns = sql.fragment`donor_id, fund_id, campaign_id, appeal_id, base_net::text, counted`;
+
 /**
- * Rewrites the gift's rows of `gift_lines` from the gift as it now is: the one place they are
- * written, called in the transaction of every write that changes a gift's lines, codes or money
- * (its create and update, a refund, a void; a delete takes them by the foreign key). A gift that
- * is coded nowhere, and was not before, has none to write.
+ * Rewrites the gift's rows of `gift_lines` from the gift as it now is (none when `gone`: it is
+ * about to be deleted), and applies the change to the campaign totals
+ * (1734960000000_campaign-totals.sql): the one place they are written, called in the transaction
+ * of every write that changes a gift's lines, codes or money (its create and update, a refund,
+ * a void, a delete). A gift that is coded nowhere, and was not before, has none to write.
  */
 export async function writeGiftLines(
   db: CommonQueryMethods,
   institutionId: number,
   gift: { id: number } & LineCodes,
   before: LineCodes | null = gift,
+  gone = false,
 ): Promise<void> {
   const coded = (codes: LineCodes | null) =>
     codes !== null && (codes.campaign_ids.length > 0 || codes.appeal_ids.length > 0);
   if (!coded(gift) && !coded(before)) return;
-  await db.query(sql.unsafe`
-    DELETE FROM gift_lines WHERE institution_id = ${institutionId} AND gift_id = ${gift.id}`);
-  await db.query(sql.unsafe`
+  // Where a line sits in the tree is read under the tree's lock (shared: gifts do not wait for
+  // each other), so a campaign's move, which rebuilds the tree's counts, comes before or after.
+  await lockCampaignTreeShared(db, institutionId);
+  const old = await db.any(sql.type(lineRow)`
+    DELETE FROM gift_lines WHERE institution_id = ${institutionId} AND gift_id = ${gift.id}
+    RETURNING ${lineColumns}`);
+  const now = gone
+    ? []
+    : await db.any(sql.type(lineRow)`
     INSERT INTO gift_lines (institution_id, gift_id, line, donor_id, fund_id, campaign_id,
                             appeal_id, base_net, counted)
-    ${linesOfGift(institutionId, gift.id)}`);
+    ${linesOfGift(institutionId, gift.id)}
+    RETURNING ${lineColumns}`);
+  await applyToTotals(db, institutionId, gift.id, old, now);
+}
+
+/** What the lines counted (counted, of a campaign): each with +1 or -1. */
+const countedLines = (lines: readonly Line[], sign: 1 | -1) =>
+  lines
+    .filter((line) => line.counted && line.campaign_id !== null)
+    .map((line) => ({ ...line, campaign_id: line.campaign_id!, sign }));
+
+/**
+ * The change from `old` lines to `now` lines, applied to the totals as net changes per row, each
+ * table's rows in key order: concurrent writes lock the rows they share in the same order.
+ */
+async function applyToTotals(
+  db: CommonQueryMethods,
+  institutionId: number,
+  giftId: number,
+  old: readonly Line[],
+  now: readonly Line[],
+): Promise<void> {
+  const lines = [...countedLines(old, -1), ...countedLines(now, 1)];
+  if (!lines.length) return;
+  const totals = new Map<
+    string,
+    {
+      campaign_id: number;
+      appeal_id: number | null;
+      fund_id: number | null;
+      raised: bigint;
+      lines: number;
+    }
+  >();
+  for (const line of lines) {
+    const key = `${line.campaign_id}:${line.appeal_id}:${line.fund_id}`;
+    const row = totals.get(key) ?? {
+      campaign_id: line.campaign_id,
+      appeal_id: line.appeal_id,
+      fund_id: line.fund_id,
+      raised: 0n,
+      lines: 0,
+    };
+    row.raised += BigInt(line.sign) * toCents(line.base_net ?? '0');
+    row.lines += line.sign;
+    totals.set(key, row);
+  }
+  const changed = [...totals.values()]
+    .filter((row) => row.lines !== 0 || row.raised !== 0n)
+    .map((row) => ({ ...row, raised: centsToNumber(row.raised).toFixed(2) }));
+  if (changed.length) {
+    const change = sql.fragment`SELECT * FROM json_to_recordset(${sql.json(changed)})
+      AS c(campaign_id int8, appeal_id int8, fund_id int8, raised numeric, lines int)`;
+    await db.query(sql.unsafe`
+      INSERT INTO campaign_line_totals AS t
+        (institution_id, campaign_id, appeal_id, fund_id, raised, lines)
+      SELECT ${institutionId}, campaign_id, appeal_id, fund_id, raised, lines FROM (${change}) c
+      ORDER BY campaign_id, appeal_id NULLS FIRST, fund_id NULLS FIRST
+      ON CONFLICT (institution_id, campaign_id, appeal_id, fund_id)
+      DO UPDATE SET raised = t.raised + excluded.raised, lines = t.lines + excluded.lines`);
+    await db.query(sql.unsafe`
+      DELETE FROM campaign_line_totals t USING (${change}) c
+      WHERE t.institution_id = ${institutionId} AND t.lines = 0
+        AND t.campaign_id = c.campaign_id AND t.appeal_id IS NOT DISTINCT FROM c.appeal_id
+        AND t.fund_id IS NOT DISTINCT FROM c.fund_id`);
+  }
+  // The gift and its donors in every campaign above each line's, the campaign's own included.
+  const campaigns = [...new Set(lines.map((line) => line.campaign_id))];
+  const above = await ancestorsOf(db, institutionId, campaigns);
+  const gifts = new Map<number, number>();
+  const donors = new Map<string, { ancestor_id: number; donor_id: number; lines: number }>();
+  for (const line of lines)
+    for (const ancestor of above.get(line.campaign_id) ?? [line.campaign_id]) {
+      gifts.set(ancestor, (gifts.get(ancestor) ?? 0) + line.sign);
+      const key = `${ancestor}:${line.donor_id}`;
+      const row = donors.get(key) ?? { ancestor_id: ancestor, donor_id: line.donor_id, lines: 0 };
+      row.lines += line.sign;
+      donors.set(key, row);
+    }
+  const giftRows = [...gifts]
+    .filter(([, n]) => n !== 0)
+    .map(([ancestor_id, lines]) => ({ ancestor_id, member_id: giftId, lines }));
+  const donorRows = [...donors.values()]
+    .filter((row) => row.lines !== 0)
+    .map((row) => ({ ancestor_id: row.ancestor_id, member_id: row.donor_id, lines: row.lines }));
+  await applyToMembers(db, institutionId, 'campaign_tree_gifts', 'gift_id', giftRows);
+  await applyToMembers(db, institutionId, 'campaign_tree_donors', 'donor_id', donorRows);
+}
+
+/** Net changes of lines per (ancestor, gift or donor); a row left with none goes. */
+async function applyToMembers(
+  db: CommonQueryMethods,
+  institutionId: number,
+  table: 'campaign_tree_gifts' | 'campaign_tree_donors',
+  member: 'gift_id' | 'donor_id',
+  rows: readonly { ancestor_id: number; member_id: number; lines: number }[],
+): Promise<void> {
+  if (!rows.length) return;
+  const [t, m] = [sql.identifier([table]), sql.identifier([member])];
+  const change = sql.fragment`SELECT * FROM json_to_recordset(${sql.json(rows)})
+    AS c(ancestor_id int8, member_id int8, lines int)`;
+  await db.query(sql.unsafe`
+    INSERT INTO ${t} AS t (institution_id, ancestor_id, ${m}, lines)
+    SELECT ${institutionId}, ancestor_id, member_id, lines FROM (${change}) c
+    ORDER BY ancestor_id, member_id
+    ON CONFLICT (institution_id, ancestor_id, ${m}) DO UPDATE SET lines = t.lines + excluded.lines`);
+  await db.query(sql.unsafe`
+    DELETE FROM ${t} t USING (${change}) c
+    WHERE t.institution_id = ${institutionId} AND t.lines = 0
+      AND t.ancestor_id = c.ancestor_id AND t.${m} = c.member_id`);
+}
+
+/** Each campaign with every campaign above it, its own id first. */
+async function ancestorsOf(
+  db: CommonQueryMethods,
+  institutionId: number,
+  campaigns: readonly number[],
+): Promise<Map<number, number[]>> {
+  const rows = await db.any(sql.type(
+    z.object({ campaign_id: z.coerce.number(), ancestor_id: z.coerce.number() }),
+  )`
+    WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
+      SELECT id, id, 0 FROM campaigns
+      WHERE institution_id = ${institutionId} AND id = ANY(${sql.array([...campaigns], 'int8')})
+      UNION ALL
+      SELECT c.campaign_id, p.parent_id, c.depth + 1
+      FROM closure c JOIN campaigns p ON p.institution_id = ${institutionId} AND p.id = c.ancestor_id
+      WHERE p.parent_id IS NOT NULL AND c.depth < ${MAX_CAMPAIGN_DEPTH + 1})
+    SELECT campaign_id, ancestor_id FROM closure ORDER BY campaign_id, depth`);
+  const above = new Map<number, number[]>();
+  for (const row of rows)
+    above.set(row.campaign_id, [...(above.get(row.campaign_id) ?? []), row.ancestor_id]);
+  return above;
+}
+
+/**
+ * After a campaign moved in the tree (under the tree's lock): the gifts and donors of every
+ * campaign's tree again, from the lines. Costs a pass over the institution's counted lines,
+ * once per move.
+ */
+export async function rebuildCampaignTreeCounts(
+  db: CommonQueryMethods,
+  institutionId: number,
+): Promise<void> {
+  for (const [table, member] of [
+    ['campaign_tree_gifts', 'gift_id'],
+    ['campaign_tree_donors', 'donor_id'],
+  ] as const) {
+    const [t, m] = [sql.identifier([table]), sql.identifier([member])];
+    await db.query(sql.unsafe`DELETE FROM ${t} WHERE institution_id = ${institutionId}`);
+    await db.query(sql.unsafe`
+      WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
+        SELECT id, id, 0 FROM campaigns WHERE institution_id = ${institutionId}
+        UNION ALL
+        SELECT c.campaign_id, p.parent_id, c.depth + 1
+        FROM closure c
+        JOIN campaigns p ON p.institution_id = ${institutionId} AND p.id = c.ancestor_id
+        WHERE p.parent_id IS NOT NULL AND c.depth < ${MAX_CAMPAIGN_DEPTH + 1})
+      INSERT INTO ${t} (institution_id, ancestor_id, ${m}, lines)
+      SELECT ${institutionId}, c.ancestor_id, l.${m}, count(*)
+      FROM gift_lines l JOIN closure c ON c.campaign_id = l.campaign_id
+      WHERE l.institution_id = ${institutionId} AND l.counted
+      GROUP BY c.ancestor_id, l.${m}`);
+  }
 }

@@ -96,34 +96,38 @@ const pledgeOutstanding = (institutionId: number, tree: readonly number[]) => sq
     AND coalesce(l.campaign_id, a.campaign_id) = ANY(${sql.array([...tree], 'int8')})`;
 
 /**
- * GET /campaigns/{id}/progress (fundraising.md §3): one read of the counted gift lines of the
- * campaign's tree (gift_lines, by its campaign index), summed whole, by appeal and by fund in
- * numeric, so each list sums exactly to `raised`.
+ * GET /campaigns/{id}/progress (fundraising.md §3): the totals writeGiftLines keeps current in
+ * every write's transaction (1734960000000_campaign-totals.sql), no scan of the lines: `raised`,
+ * by appeal and by fund from the rows of the tree's campaigns (each list sums exactly to
+ * `raised`: the same rows, in numeric), the gifts and donors from the rows of the campaign as
+ * the top of its tree.
  */
 export async function campaignProgress(db: CommonQueryMethods, institutionId: number, id: number) {
   const tree = await descendantCampaignIds(db, institutionId, id);
   if (!tree.length) return null;
   const ids = sql.array([...tree], 'int8');
   const row = await db.one(sql.type(progressRow)`
-    WITH lines AS MATERIALIZED (
-      SELECT gift_id, donor_id, fund_id, appeal_id, base_net FROM gift_lines
-      WHERE institution_id = ${institutionId} AND counted AND campaign_id = ANY(${ids})
+    WITH totals AS MATERIALIZED (
+      SELECT appeal_id, fund_id, raised FROM campaign_line_totals
+      WHERE institution_id = ${institutionId} AND campaign_id = ANY(${ids})
     ),
     goal AS (SELECT goal FROM campaigns WHERE institution_id = ${institutionId} AND id = ${id}),
-    total AS (SELECT coalesce(sum(base_net), 0) AS raised FROM lines)
+    total AS (SELECT coalesce(sum(raised), 0) AS raised FROM totals)
     SELECT (SELECT goal::text FROM goal) AS goal,
            total.raised::text AS raised,
            (${pledgeOutstanding(institutionId, tree)})::text AS pledged_outstanding,
-           (SELECT count(DISTINCT gift_id)::int FROM lines) AS gift_count,
-           (SELECT count(DISTINCT donor_id)::int FROM lines) AS donor_count,
+           (SELECT count(*)::int FROM campaign_tree_gifts
+            WHERE institution_id = ${institutionId} AND ancestor_id = ${id}) AS gift_count,
+           (SELECT count(*)::int FROM campaign_tree_donors
+            WHERE institution_id = ${institutionId} AND ancestor_id = ${id}) AS donor_count,
            (SELECT round(total.raised / goal * 100, 2)::text FROM goal) AS percent_of_goal,
            (SELECT coalesce(jsonb_agg(jsonb_build_object('appeal_id', appeal_id, 'raised', raised::text)
                                       ORDER BY appeal_id NULLS LAST), '[]')
-            FROM (SELECT appeal_id, sum(base_net) AS raised FROM lines GROUP BY appeal_id) AS s)
+            FROM (SELECT appeal_id, sum(raised) AS raised FROM totals GROUP BY appeal_id) AS s)
              AS by_appeal,
            (SELECT coalesce(jsonb_agg(jsonb_build_object('fund_id', fund_id, 'raised', raised::text)
                                       ORDER BY fund_id NULLS LAST), '[]')
-            FROM (SELECT fund_id, sum(base_net) AS raised FROM lines GROUP BY fund_id) AS s)
+            FROM (SELECT fund_id, sum(raised) AS raised FROM totals GROUP BY fund_id) AS s)
              AS by_fund
     FROM total`);
   return {

@@ -26,6 +26,19 @@ export async function lockCampaignTree(
 }
 
 /**
+ * The same lock, shared: held by a write of a gift's coded lines, which reads where each line
+ * sits in the tree (lines.ts). Such writes do not wait for each other; a move waits for them,
+ * and they for it.
+ */
+export async function lockCampaignTreeShared(
+  db: CommonQueryMethods,
+  institutionId: number,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    SELECT pg_advisory_xact_lock_shared(${CAMPAIGN_TREE_LOCK}, (${institutionId}::bigint % 2147483648)::int)`);
+}
+
+/**
  * The campaign and the campaigns above it, nearest first, at most MAX_CAMPAIGN_DEPTH + 1 of them
  * (one more than a valid chain holds, so that a too-deep chain shows as too deep and the walk
  * ends even on a chain the tree should never have).

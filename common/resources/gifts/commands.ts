@@ -503,6 +503,8 @@ export const deleteGiftCommand: Command = {
         `Gifts ${existing.matched_by_gift_ids.join(', ')} match this gift; change their matches_gift_id first.`,
       );
     if (!ctx.dryRun) {
+      // Its lines go by the foreign key; what they counted goes from the campaign totals first.
+      await writeGiftLines(ctx.db, ctx.institution.id, existing, existing, true);
       await deleteGift(ctx.db, ctx.institution.id, existing.id);
       await settlePledgePayments(ctx, existing);
     }

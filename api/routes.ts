@@ -15,6 +15,7 @@ import {
   deliveryAttemptListHandler,
   listHandler,
   readHandler,
+  recordReadHandler,
   retrieveEventHandler,
   retrieveHandler,
   writeHandler,
@@ -118,6 +119,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
+    ...(resource.reads ?? []).map((read) =>
+      route('get', `${path}/:id/${read.name}`, {
+        handler: recordReadHandler(pool, resource.label, read),
+        doc: { kind: 'record-read', read, resource },
+      }),
+    ),
     ...(resource.listedUnder ?? []).map((listed) =>
       route('get', `${listed.parentPath}/:id/${listed.name}`, {
         handler: childListHandler(pool, lists, listed),

@@ -9,6 +9,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordReadDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -796,6 +797,48 @@ function listedUnderOperation(
   );
 }
 
+/** GET /things/{id}/<read>: an answer computed about one record, with its query parameters. */
+function recordReadOperation(
+  resource: ResourceDescriptor,
+  read: RecordReadDescriptor,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set(read.text.component, read.response);
+  const parameters = Object.entries(read.query);
+  return {
+    operationId: read.text.operationId,
+    summary: read.text.summary,
+    description: read.text.description,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(resource.label),
+      ...parameters.map(([name, parameter]) => ({
+        name,
+        in: 'query',
+        required: parameter.required,
+        description: parameter.description,
+        schema: parameter.schema,
+      })),
+    ],
+    responses: {
+      '200': success(read.text.summary + '.', schemaRef(read.text.component)),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          ...(parameters.some(([, parameter]) => parameter.required)
+            ? (['parameter_missing'] as const)
+            : []),
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -819,6 +862,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
     case 'listed-under':
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
+    case 'record-read':
+      return recordReadOperation(route.doc.resource, route.doc.read, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

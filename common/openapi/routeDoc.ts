@@ -5,6 +5,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordReadDescriptor,
   ReportDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -31,6 +32,7 @@ export type EndpointDoc =
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'listed-under'; listed: RecordListDescriptor; resource: ResourceDescriptor }
+  | { kind: 'record-read'; read: RecordReadDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
   | { kind: 'institution-update' }
   | { kind: 'event-list'; list: ListDoc }

@@ -110,7 +110,39 @@ export interface ResourceDescriptor extends ResourceIdentity {
   children?: readonly ChildCollectionDescriptor[];
   /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
   nestedActions?: readonly NestedActionDescriptor[];
+  /** Reads about one record that are neither the record nor a list: GET `<path>/{id}/<name>`. */
+  reads?: readonly RecordReadDescriptor[];
   text: ResourceText;
+}
+
+/** A query parameter of a record read: how it is parsed and how the document shows it. */
+export interface ReadParameter {
+  /** Absent is 400 `parameter_missing`; else an absent parameter reads as null. */
+  required: boolean;
+  /** The value as the read uses it, or a thrown 400 `invalid_parameter` (errors.invalidParameter). */
+  parse(param: string, raw: string): string | null;
+  /** The parameter's JSON Schema in the document. */
+  schema: JsonObject;
+  description: string;
+}
+
+/**
+ * A computed answer about one record (a donor's eligibility for a channel): GET
+ * `<path>/{id}/<name>` with its query parameters, 404 when the record is not the caller's.
+ */
+export interface RecordReadDescriptor {
+  /** The path segment after the record's id, e.g. `eligibility`. */
+  name: string;
+  query: Record<string, ReadParameter>;
+  /** The answer; null when the record is not the institution's (404). */
+  read(
+    db: CommonQueryMethods,
+    institutionId: number,
+    id: number,
+    query: Record<string, string | null>,
+  ): Promise<JsonObject | null>;
+  response: z.ZodType;
+  text: { component: string; operationId: string; summary: string; description: string };
 }
 
 /**

@@ -256,7 +256,7 @@ const storedAddress = (entry: ListedAddress): DonorRow['addresses'][number] => (
   postal_code: entry.postal_code ?? null,
   country: entry.country ?? null,
   type: entry.type,
-  status: entry.status,
+  status: entry.status ?? 'active',
   seasonal_from: entry.seasonal_from ?? null,
   seasonal_to: entry.seasonal_to ?? null,
 });
@@ -271,6 +271,16 @@ function storeDonor(record: Record<string, unknown>): DonorFields {
       restrictions.has(value),
     ),
     deceased_on: fields.status === 'deceased' ? fields.deceased_on : null,
+    emails: (fields.emails as ListedEmail[]).map(({ address, type, status }) => ({
+      address,
+      type,
+      status: status ?? 'active',
+    })),
+    phones: (fields.phones as ListedPhone[]).map(({ number, type, status }) => ({
+      number,
+      type,
+      status: status ?? 'active',
+    })),
     addresses: (fields.addresses as ListedAddress[]).map(storedAddress),
   };
 }

@@ -2,6 +2,7 @@ import { consents } from '../consents/index.js';
 import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
+import { eligibility } from './eligibility.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
 import { findGiving, findMemberIds } from './queries.js';
@@ -33,6 +34,7 @@ export const donors: ResourceDescriptor = {
   list: donorList,
   retrieve: retrieveDonor,
   children: [consents],
+  reads: [eligibility],
   text: {
     tag: 'Donors',
     component: 'Donor',

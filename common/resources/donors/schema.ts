@@ -76,15 +76,18 @@ export const addressStatuses = ['active', 'undeliverable', 'inactive'] as const;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** A month and day of any year, `MM-DD`: 02-29 is real (a leap year's season starts there). */
-export const monthDay = z.string({ message: 'must be a string' }).refine(
-  (value) => {
-    const match = /^(\d{2})-(\d{2})$/.exec(value);
-    if (!match) return false;
-    const [month, day] = [Number(match[1]), Number(match[2])];
-    return month >= 1 && month <= 12 && day >= 1 && day <= DAYS_IN_MONTH[month - 1]!;
-  },
-  { message: 'must be a real month and day written MM-DD', params: { code: 'invalid_format' } },
-);
+export const monthDay = z
+  .string({ message: 'must be a string' })
+  .refine(
+    (value) => {
+      const match = /^(\d{2})-(\d{2})$/.exec(value);
+      if (!match) return false;
+      const [month, day] = [Number(match[1]), Number(match[2])];
+      return month >= 1 && month <= 12 && day >= 1 && day <= DAYS_IN_MONTH[month - 1]!;
+    },
+    { message: 'must be a real month and day written MM-DD', params: { code: 'invalid_format' } },
+  )
+  .meta({ pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' });
 
 /**
  * zod measures the length of whatever was sent, so a string in place of a list would also be
@@ -104,13 +107,14 @@ const kindOf = <const T extends readonly [string, ...string[]]>(values: T) =>
     .string({
       error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string'),
     })
-    .pipe(oneOf(values));
+    .pipe(oneOf(values))
+    .meta({ enum: [...values] });
 
 const listedEmail = z.strictObject(
   {
     address: email,
     type: kindOf(emailTypes),
-    status: oneOf(emailStatuses).default('active'),
+    status: oneOf(emailStatuses).optional(),
   },
   { message: 'must be an object' },
 );
@@ -119,17 +123,18 @@ const listedPhone = z.strictObject(
   {
     number: text(40).min(1, { message: 'is required' }),
     type: kindOf(phoneTypes),
-    status: oneOf(phoneStatuses).default('active'),
+    status: oneOf(phoneStatuses).optional(),
   },
   { message: 'must be an object' },
 );
 
 // The window's requiredness depends on `type`: the donor command judges it (checkContactPoints).
+// A `status` left out is `active` (storeDonor): said in words, as every default of a body is.
 const listedAddress = z.strictObject(
   {
     ...addressFields,
     type: kindOf(addressTypes),
-    status: oneOf(addressStatuses).default('active'),
+    status: oneOf(addressStatuses).optional(),
     seasonal_from: monthDay.nullable().optional(),
     seasonal_to: monthDay.nullable().optional(),
   },

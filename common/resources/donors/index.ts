@@ -99,6 +99,7 @@ export const donors: ResourceDescriptor = {
           postal_code: 'SW1Y 4JH',
           country: 'GB',
         },
+        emails: [{ address: 'ada@analytical-engines.example.org', type: 'work' }],
         gives_anonymously: false,
       },
       update: { phone: '+44 20 7946 0001', gives_anonymously: true },

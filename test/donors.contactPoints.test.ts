@@ -5,6 +5,7 @@ import { sql } from 'slonik';
 import { pinToday } from '../common/clock.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import type { Donor } from './helpers/donors.js';
+import { rowErrors, settled, upload } from './helpers/imports.js';
 import { expectSameFailureThreeWays } from './helpers/threeWays.js';
 
 // In December: a window spanning the year end holds it, as it holds a day in January.
@@ -441,4 +442,69 @@ test('another institution’s donor is as absent as a missing one', async () => 
   });
   expect(response.status).toBe(404);
   expect(await stored(donor.id)).toEqual({ emails: [], phones: [], addresses: [] });
+});
+
+describe('imports', () => {
+  test('emails, phones and addresses are JSON cells, judged as the single write judges them', async () => {
+    const tag = `imp${randomUUID().slice(0, 8)}`;
+    const cell = (value: unknown) => `"${JSON.stringify(value).replaceAll('"', '""')}"`;
+    const csv = [
+      'role,first_name,last_name,email,emails,phones,addresses',
+      [
+        'Individual,Ann,Listed',
+        `${tag}a@example.org`,
+        cell([{ address: `${tag}work@example.org`, type: 'work' }]),
+        cell([{ number: '555 0100', type: 'mobile' }]),
+        cell([
+          { line1: '3 Via Roma', type: 'seasonal', seasonal_from: '06-01', seasonal_to: '08-31' },
+        ]),
+      ].join(','),
+      [
+        'Individual,Bob,Repeated',
+        `${tag}b@example.org`,
+        cell([{ address: `${tag}B@example.org`, type: 'home' }]),
+        '',
+        cell([{ line1: '3 Via Roma', type: 'seasonal' }]),
+      ].join(','),
+    ].join('\n');
+    const answer = await upload(service, 'resource=donors', csv);
+    expect(answer.status).toBe(202);
+    expect(await settled(service, answer.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 1,
+      rows_failed: 1,
+    });
+    expect(
+      (await rowErrors(service, answer.body.id)).map((row) =>
+        row.errors.map(({ param, code }) => ({ row: row.row, param, code })),
+      ),
+    ).toEqual([
+      [
+        { row: 3, param: 'emails.0.address', code: 'already_in_use' },
+        { row: 3, param: 'addresses.0.seasonal_from', code: 'required' },
+        { row: 3, param: 'addresses.0.seasonal_to', code: 'required' },
+      ],
+    ]);
+    expect(
+      await service.db.one(sql.unsafe`
+        SELECT emails, phones, addresses FROM donors WHERE email = ${`${tag}a@example.org`}`),
+    ).toEqual({
+      emails: [{ address: `${tag}work@example.org`, type: 'work', status: 'active' }],
+      phones: [{ number: '555 0100', type: 'mobile', status: 'active' }],
+      addresses: [
+        {
+          line1: '3 Via Roma',
+          line2: null,
+          city: null,
+          region: null,
+          postal_code: null,
+          country: null,
+          type: 'seasonal',
+          status: 'active',
+          seasonal_from: '06-01',
+          seasonal_to: '08-31',
+        },
+      ],
+    });
+  });
 });

@@ -10,7 +10,11 @@ import type { JsonObject } from '../common/json.js';
 import { listPage, type RangeReading } from '../common/pagination/listPage.js';
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
-import type { ChildCollectionDescriptor, Retrieval } from '../common/resources/descriptor.js';
+import type {
+  ChildCollectionDescriptor,
+  RecordReadDescriptor,
+  Retrieval,
+} from '../common/resources/descriptor.js';
 import {
   jsonBodyOf,
   parseDryRun,
@@ -63,6 +67,34 @@ export function retrieveHandler(
     rejectUnknownQuery(req, []);
     const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
     const body = id ? await retrieve(pool, res.locals.principal.institution.id, id) : null;
+    if (!body) throw errors.notFound(resource);
+    res.json(body);
+  };
+}
+
+/**
+ * GET /things/{id}/<read>: an answer computed about one record, its query parsed by the read's
+ * own parameters. A record of another institution is as absent as a missing one.
+ */
+export function recordReadHandler(
+  pool: DatabasePool,
+  resource: string,
+  read: Pick<RecordReadDescriptor, 'query' | 'read'>,
+): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, Object.keys(read.query));
+    const query: Record<string, string | null> = {};
+    for (const [name, parameter] of Object.entries(read.query)) {
+      const raw = req.query[name];
+      if (raw === undefined) {
+        if (parameter.required) throw errors.parameterMissing(name);
+        query[name] = null;
+      } else if (typeof raw !== 'string') {
+        throw errors.invalidParameter(name, `${name} must be sent once, as text.`);
+      } else query[name] = parameter.parse(name, raw);
+    }
+    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
+    const body = id ? await read.read(pool, res.locals.principal.institution.id, id, query) : null;
     if (!body) throw errors.notFound(resource);
     res.json(body);
   };

@@ -15,6 +15,7 @@ import {
   deliveryAttemptListHandler,
   listHandler,
   readHandler,
+  recordReadHandler,
   retrieveEventHandler,
   retrieveHandler,
   writeHandler,
@@ -96,12 +97,6 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       handler: retrieveHandler(pool, resource.label, resource.retrieve),
       doc: { kind: 'retrieve', resource },
     }),
-    ...(resource.views ?? []).map((view) =>
-      route('get', `${path}/:id/${view.name}`, {
-        handler: retrieveHandler(pool, resource.label, view.read),
-        doc: { kind: 'view', view, resource },
-      }),
-    ),
     ...write('update').map((endpoint) => route('patch', `${path}/:id`, endpoint)),
     ...write('delete').map((endpoint) => route('delete', `${path}/:id`, endpoint)),
     ...(resource.actions ?? []).map((action) =>
@@ -124,6 +119,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
+    ...(resource.reads ?? []).map((read) =>
+      route('get', `${path}/:id/${read.name}`, {
+        handler: recordReadHandler(pool, resource.label, read),
+        doc: { kind: 'record-read', read, resource },
+      }),
+    ),
     ...(resource.listedUnder ?? []).map((listed) =>
       route('get', `${listed.parentPath}/:id/${listed.name}`, {
         handler: childListHandler(pool, lists, listed),

@@ -19,6 +19,8 @@ export interface PhaseLoad {
   body?: string;
   /** Each request gets an Idempotency-Key of its own (a write that must not replay). */
   keyed?: boolean;
+  /** The body of the n-th keyed request, where one body for all would not do (a full household). */
+  bodyOf?: (n: number) => string;
   connections: number;
   seconds: number;
 }
@@ -36,10 +38,14 @@ export async function runPhase(name: string, load: PhaseLoad): Promise<Phase> {
       ? {
           requests: [
             {
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                headers: { ...request.headers, 'Idempotency-Key': `${name}-${issued++}` },
-              }),
+              setupRequest: (request: autocannon.Request) => {
+                const n = issued++;
+                return {
+                  ...request,
+                  headers: { ...request.headers, 'Idempotency-Key': `${name}-${n}` },
+                  ...(load.bodyOf ? { body: load.bodyOf(n) } : {}),
+                };
+              },
             },
           ],
         }

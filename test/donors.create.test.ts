@@ -118,6 +118,17 @@ describe('POST /donors', () => {
       household_id: null,
       deceased_on: null,
       communication_restrictions: [],
+      emails: [],
+      phones: [],
+      addresses: [],
+      mailing_address: {
+        line1: '12 St James Square',
+        line2: null,
+        city: 'London',
+        region: null,
+        postal_code: 'SW1Y 4JH',
+        country: 'GB',
+      },
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -9,7 +9,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
-  RecordViewDescriptor,
+  RecordReadDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
 import {
@@ -269,31 +269,6 @@ function retrieveOperation(resource: ResourceDescriptor, needs: Needs): JsonSche
     parameters: [idPathParameter(doc.label)],
     responses: {
       '200': success(`The ${doc.label}.`, schemaRef(component)),
-      ...errorResponses(
-        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
-        needs,
-      ),
-      ...anyError,
-    },
-  };
-}
-
-/** GET /things/{id}/<view>: figures of one record (a campaign's progress). */
-function viewOperation(
-  resource: ResourceDescriptor,
-  view: RecordViewDescriptor,
-  needs: Needs,
-): JsonSchema {
-  const { component } = view.text;
-  needs.responses.set(component, view.response);
-  return {
-    operationId: view.text.operationId,
-    summary: view.text.summary,
-    description: `${view.text.description}\n\n404 when the ${resource.label} is not the caller’s.`,
-    tags: [resource.text.tag],
-    parameters: [idPathParameter(resource.label)],
-    responses: {
-      '200': success(view.text.summary, schemaRef(component)),
       ...errorResponses(
         ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
         needs,
@@ -822,6 +797,48 @@ function listedUnderOperation(
   );
 }
 
+/** GET /things/{id}/<read>: an answer computed about one record, with its query parameters. */
+function recordReadOperation(
+  resource: ResourceDescriptor,
+  read: RecordReadDescriptor,
+  needs: Needs,
+): JsonSchema {
+  needs.responses.set(read.text.component, read.response);
+  const parameters = Object.entries(read.query);
+  return {
+    operationId: read.text.operationId,
+    summary: read.text.summary,
+    description: read.text.description,
+    tags: [resource.text.tag],
+    parameters: [
+      idPathParameter(resource.label),
+      ...parameters.map(([name, parameter]) => ({
+        name,
+        in: 'query',
+        required: parameter.required,
+        description: parameter.description,
+        schema: parameter.schema,
+      })),
+    ],
+    responses: {
+      '200': success(read.text.summary + '.', schemaRef(read.text.component)),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          ...(parameters.some(([, parameter]) => parameter.required)
+            ? (['parameter_missing'] as const)
+            : []),
+          ...authentication,
+          'resource_not_found',
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -831,8 +848,6 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return listOperation(route, route.doc, needs);
     case 'retrieve':
       return retrieveOperation(route.doc.resource, needs);
-    case 'view':
-      return viewOperation(route.doc.resource, route.doc.view, needs);
     case 'institution':
       return institutionOperation(needs);
     case 'institution-update':
@@ -847,6 +862,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
     case 'listed-under':
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
+    case 'record-read':
+      return recordReadOperation(route.doc.resource, route.doc.read, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

@@ -5,7 +5,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
-  RecordViewDescriptor,
+  RecordReadDescriptor,
   ReportDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -27,12 +27,12 @@ export type EndpointDoc =
     }
   | { kind: 'list'; list: ListDoc; resource: ResourceDescriptor; report?: ReportDescriptor }
   | { kind: 'retrieve'; resource: ResourceDescriptor }
-  | { kind: 'view'; view: RecordViewDescriptor; resource: ResourceDescriptor }
   | { kind: 'action'; action: ActionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-list'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-create'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'listed-under'; listed: RecordListDescriptor; resource: ResourceDescriptor }
+  | { kind: 'record-read'; read: RecordReadDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution' }
   | { kind: 'institution-update' }
   | { kind: 'event-list'; list: ListDoc }

@@ -110,22 +110,38 @@ export interface ResourceDescriptor extends ResourceIdentity {
   children?: readonly ChildCollectionDescriptor[];
   /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
   nestedActions?: readonly NestedActionDescriptor[];
-  /** Figures of one record read as an object of their own (a campaign's progress). */
-  views?: readonly RecordViewDescriptor[];
+  /** Reads about one record that are neither the record nor a list: GET `<path>/{id}/<name>`. */
+  reads?: readonly RecordReadDescriptor[];
   text: ResourceText;
 }
 
+/** A query parameter of a record read: how it is parsed and how the document shows it. */
+export interface ReadParameter {
+  /** Absent is 400 `parameter_missing`; else an absent parameter reads as null. */
+  required: boolean;
+  /** The value as the read uses it, or a thrown 400 `invalid_parameter` (errors.invalidParameter). */
+  parse(param: string, raw: string): string | null;
+  /** The parameter's JSON Schema in the document. */
+  schema: JsonObject;
+  description: string;
+}
+
 /**
- * A read of one record that answers figures of its own rather than the record (GET
- * `<path>/{id}/<name>`: a campaign's progress), 404 when the record is not the caller's.
+ * A computed answer about one record (a donor's eligibility for a channel): GET
+ * `<path>/{id}/<name>` with its query parameters, 404 when the record is not the caller's.
  */
-export interface RecordViewDescriptor {
-  /** The path segment after the record's id, e.g. `progress`. */
+export interface RecordReadDescriptor {
+  /** The path segment after the record's id, e.g. `eligibility`. */
   name: string;
-  /** The schema of the answer. */
+  query: Record<string, ReadParameter>;
+  /** The answer; null when the record is not the institution's (404). */
+  read(
+    db: CommonQueryMethods,
+    institutionId: number,
+    id: number,
+    query: Record<string, string | null>,
+  ): Promise<JsonObject | null>;
   response: z.ZodType;
-  /** The answer for one record of the caller's institution; null when it is not theirs. */
-  read: Retrieval;
   text: { component: string; operationId: string; summary: string; description: string };
 }
 

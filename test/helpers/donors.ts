@@ -23,6 +23,10 @@ export interface Donor {
   assigned_user_id: number | null;
   status: string;
   gives_anonymously: boolean;
+  emails: { address: string; type: string; status: string }[];
+  phones: { number: string; type: string; status: string }[];
+  addresses: (Record<string, string | null> & { type: string; status: string })[];
+  mailing_address: Record<string, string | null> | null;
   giving?: Giving;
   created_at: string;
   updated_at: string;

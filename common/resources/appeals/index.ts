@@ -15,7 +15,7 @@ export const appeals: ResourceDescriptor = {
   commands: { create: createAppeal, update: updateAppealCommand, delete: deleteAppealCommand },
   list: appealList,
   retrieve: retrieveFrom(appealTable, presentAppeal),
-  views: [appealResultsView],
+  reads: [appealResultsView],
   text: {
     tag: 'Appeals',
     component: 'Appeal',

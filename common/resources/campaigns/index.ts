@@ -25,7 +25,7 @@ export const campaigns: ResourceDescriptor = {
   },
   list: campaignList,
   retrieve: retrieveFrom(campaignTable, presentCampaign),
-  views: [campaignProgressView],
+  reads: [campaignProgressView],
   text: {
     tag: 'Campaigns',
     component: 'Campaign',

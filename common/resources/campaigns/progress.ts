@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { RecordViewDescriptor } from '../descriptor.js';
+import type { RecordReadDescriptor } from '../descriptor.js';
 import { moneyAmount, reference } from '../responseFields.js';
 import { descendantCampaignIds } from './queries.js';
 
@@ -180,10 +180,11 @@ export async function appealResults(db: CommonQueryMethods, institutionId: numbe
   } satisfies z.infer<typeof appealResultsResponse>;
 }
 
-export const campaignProgressView: RecordViewDescriptor = {
+export const campaignProgressView: RecordReadDescriptor = {
   name: 'progress',
+  query: {},
   response: campaignProgressResponse,
-  read: campaignProgress,
+  read: (db, institutionId, id) => campaignProgress(db, institutionId, id),
   text: {
     component: 'CampaignProgress',
     operationId: 'retrieveCampaignProgress',
@@ -196,10 +197,11 @@ export const campaignProgressView: RecordViewDescriptor = {
   },
 };
 
-export const appealResultsView: RecordViewDescriptor = {
+export const appealResultsView: RecordReadDescriptor = {
   name: 'results',
+  query: {},
   response: appealResultsResponse,
-  read: appealResults,
+  read: (db, institutionId, id) => appealResults(db, institutionId, id),
   text: {
     component: 'AppealResults',
     operationId: 'retrieveAppealResults',

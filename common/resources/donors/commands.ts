@@ -36,6 +36,9 @@ import {
   organizationRoles,
   type DonorFields,
   type DonorRow,
+  type ListedAddress,
+  type ListedEmail,
+  type ListedPhone,
 } from './schema.js';
 
 const inUse = () =>
@@ -168,6 +171,96 @@ function checkFlags({ record, validation, valid }: RecordCheck<DonorRow>): void 
   });
 }
 
+/**
+ * A listed value may not repeat the primary one or an earlier entry (constituents.md §3):
+ * `already_in_use` at the repeat. `key` says when two values are the same; an empty key (a phone
+ * without digits) repeats nothing.
+ */
+function checkRepeats(
+  check: RecordCheck<DonorRow>,
+  list: 'emails' | 'phones',
+  primary: 'email' | 'phone',
+  values: readonly string[],
+  key: (value: string) => string,
+): void {
+  const { record, validation } = check;
+  const primaryKey = check.valid(primary) ? key(String(record[primary])) : '';
+  const seen = new Set(primaryKey === '' ? [] : [primaryKey]);
+  const field = list === 'emails' ? 'address' : 'number';
+  values.forEach((value, index) => {
+    const own = key(value);
+    if (own === '') return;
+    if (seen.has(own))
+      validation.errors.push({
+        param: `${list}.${index}.${field}`,
+        code: 'already_in_use',
+        message:
+          own === primaryKey
+            ? `repeats the donor’s ${primary}`
+            : `repeats an earlier entry of ${list}`,
+      });
+    seen.add(own);
+  });
+}
+
+/**
+ * The contact points beyond the primary ones (constituents.md §3): a seasonal address has its
+ * window and no other address has one; no email or phone is listed twice or repeats the primary
+ * one. Addresses may repeat: a seasonal entry is often the primary address for part of the year.
+ * Judged on the merged record, so a PATCH of `email` alone cannot make a listed email a repeat.
+ */
+function checkContactPoints(check: RecordCheck<DonorRow>): void {
+  const { record, validation } = check;
+  if (check.valid('emails'))
+    checkRepeats(
+      check,
+      'emails',
+      'email',
+      (record.emails as ListedEmail[]).map((entry) => entry.address),
+      (value) => value.trim().toLowerCase(),
+    );
+  if (check.valid('phones'))
+    checkRepeats(
+      check,
+      'phones',
+      'phone',
+      (record.phones as ListedPhone[]).map((entry) => entry.number),
+      (value) => value.replace(/\D/g, ''),
+    );
+  if (!validation.sent.has('addresses') || !check.valid('addresses')) return;
+  (record.addresses as ListedAddress[]).forEach((entry, index) => {
+    for (const end of ['seasonal_from', 'seasonal_to'] as const) {
+      const given = entry[end] !== undefined && entry[end] !== null;
+      if (entry.type === 'seasonal' && !given)
+        validation.errors.push({
+          param: `addresses.${index}.${end}`,
+          code: 'required',
+          message: 'is required for a seasonal address',
+        });
+      if (entry.type !== 'seasonal' && given)
+        validation.errors.push({
+          param: `addresses.${index}.${end}`,
+          code: 'not_allowed',
+          message: 'is allowed only for a seasonal address',
+        });
+    }
+  });
+}
+
+/** Every key of a listed address present, as it is answered. */
+const storedAddress = (entry: ListedAddress): DonorRow['addresses'][number] => ({
+  line1: entry.line1 ?? null,
+  line2: entry.line2 ?? null,
+  city: entry.city ?? null,
+  region: entry.region ?? null,
+  postal_code: entry.postal_code ?? null,
+  country: entry.country ?? null,
+  type: entry.type,
+  status: entry.status ?? 'active',
+  seasonal_from: entry.seasonal_from ?? null,
+  seasonal_to: entry.seasonal_to ?? null,
+});
+
 /** The stored fields: restrictions in their one order, `deceased_on` only while deceased. */
 function storeDonor(record: Record<string, unknown>): DonorFields {
   const fields = fieldsOf<DonorFields>(donorsResource, record);
@@ -178,6 +271,17 @@ function storeDonor(record: Record<string, unknown>): DonorFields {
       restrictions.has(value),
     ),
     deceased_on: fields.status === 'deceased' ? fields.deceased_on : null,
+    emails: (fields.emails as ListedEmail[]).map(({ address, type, status }) => ({
+      address,
+      type,
+      status: status ?? 'active',
+    })),
+    phones: (fields.phones as ListedPhone[]).map(({ number, type, status }) => ({
+      number,
+      type,
+      status: status ?? 'active',
+    })),
+    addresses: (fields.addresses as ListedAddress[]).map(storedAddress),
   };
 }
 
@@ -241,6 +345,7 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   await checkTags(ctx, check);
   await checkHousehold(ctx, check);
   checkFlags(check);
+  checkContactPoints(check);
 }
 
 const emailOmitted = (body: JsonObject) =>

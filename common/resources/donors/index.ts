@@ -2,6 +2,7 @@ import { consents } from '../consents/index.js';
 import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
+import { eligibility } from './eligibility.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
 import { findGiving, findMemberIds } from './queries.js';
@@ -33,6 +34,7 @@ export const donors: ResourceDescriptor = {
   list: donorList,
   retrieve: retrieveDonor,
   children: [consents],
+  reads: [eligibility],
   text: {
     tag: 'Donors',
     component: 'Donor',
@@ -57,6 +59,12 @@ export const donors: ResourceDescriptor = {
         'The date of death, only with `status` `deceased` (422 `not_allowed` otherwise). An update that moves the donor away from `deceased` clears it.',
       communication_restrictions:
         'A set: each value once (422 `invalid_value` at `communication_restrictions.N`), in any order; stored and answered in the order of the enumeration. `[]` for none.',
+      emails:
+        'Up to 10 more email addresses, each `{"address", "type", "status"}`: `type` (`home`, `work` or `other`) is required, `status` (`active`, `bounced` or `inactive`) defaults to `active`. An address may not repeat the primary `email` or an earlier entry, compared case-insensitively (422 `already_in_use` at `emails.N.address`). Only the primary `email` is unique across the institution’s donors: a listed address may be another donor’s. An update sends the whole list: it replaces the old one.',
+      phones:
+        'Up to 10 more phone numbers, each `{"number", "type", "status"}`: `number` at most 40 characters; `type` (`home`, `work`, `mobile` or `other`) is required, `status` (`active` or `inactive`) defaults to `active`. A number may not repeat the primary `phone` or an earlier entry, compared by its digits alone (`+1 (555) 010-0000` repeats `15550100000`): 422 `already_in_use` at `phones.N.number`. An update sends the whole list: it replaces the old one.',
+      addresses:
+        'Up to 10 more addresses, each with the fields of `address` and `type` (`home`, `work`, `seasonal` or `other`; required), `status` (`active`, `undeliverable` or `inactive`; default `active`) and, for a `seasonal` address only, `seasonal_from` and `seasonal_to` (422 `required` when seasonal, `not_allowed` otherwise): real month-days written `MM-DD` (`02-29` included), both days in the season. A window may span the year end (`12-01` to `02-28`). Addresses are not checked for repeats: a seasonal entry may well be the primary address’s twin. `mailing_address` is chosen from them. An update sends the whole list: it replaces the old one.',
     },
     rules: [
       'Requiredness depends on `role`: an Individual needs `first_name` and `last_name` (and may not have an `organization_name`: 422 `not_allowed`); a Household needs `last_name`; an Organization, Foundation or Corporation needs `organization_name`.',
@@ -65,6 +73,7 @@ export const donors: ResourceDescriptor = {
       '`assigned_user_id` must name an active user of the institution (422 `reference_not_found` / `reference_inactive`).',
       'A donor becoming `deceased` by an update pauses its active recurring gifts in the same transaction, each announced by its own `recurring_gift.updated` event (paused and cancelled ones stay as they are; a donor already deceased pauses nothing new). A dry run answers the same donor and pauses nothing.',
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
+      'Contact points: `email`, `phone` and `address` are the primary ones; `emails`, `phones` and `addresses` hold up to 10 others each (see each field). Read-only `mailing_address` is where mail goes today: the first `active` `seasonal` address whose window holds today, else the primary `address`, else null. `GET /donors/{id}/eligibility` says whether the donor may be contacted on a channel.',
       'Households: an Individual belongs to at most one household through `household_id`. A Household’s `GET` carries read-only `member_ids` (its current members by donor id, ascending) and `giving` that counts the gifts and open pledges of the household and of its current members as one donor’s, each gift once (see `giving`). A Household keeps its role while it has members (409 `resource_in_use`).',
     ].join('\n\n'),
     conflicts: { update: ['resource_in_use'], delete: ['resource_in_use'] },
@@ -90,6 +99,7 @@ export const donors: ResourceDescriptor = {
           postal_code: 'SW1Y 4JH',
           country: 'GB',
         },
+        emails: [{ address: 'ada@analytical-engines.example.org', type: 'work' }],
         gives_anonymously: false,
       },
       update: { phone: '+44 20 7946 0001', gives_anonymously: true },

@@ -1,4 +1,10 @@
-import type { AddressResponse, DonorDetailResponse, DonorResponse } from './response.js';
+import { today } from '../../clock.js';
+import type {
+  AddressResponse,
+  DonorDetailResponse,
+  DonorResponse,
+  ListedAddressResponse,
+} from './response.js';
 import type { Address, DonorFields, DonorRow, GivingRow } from './schema.js';
 
 /** "First Last" for people; the organisation (or household) name where there is one. */
@@ -22,6 +28,35 @@ export function presentAddress(address: Address | null): AddressResponse | null 
     country: address.country ?? null,
   };
 }
+
+/** Whether `MM-DD` `day` falls in the window, both ends included; a window may span the year end. */
+export function inSeason(day: string, from: string, to: string): boolean {
+  return from <= to ? from <= day && day <= to : day >= from || day <= to;
+}
+
+/** Where mail goes today: the first active seasonal address in season, else the primary one. */
+export function mailingAddress(
+  row: Pick<DonorRow, 'address' | 'addresses'>,
+  day = today().slice(5),
+): AddressResponse | null {
+  const seasonal = row.addresses.find(
+    (entry) =>
+      entry.type === 'seasonal' &&
+      entry.status === 'active' &&
+      entry.seasonal_from !== null &&
+      entry.seasonal_to !== null &&
+      inSeason(day, entry.seasonal_from, entry.seasonal_to),
+  );
+  return presentAddress(seasonal ?? row.address);
+}
+
+const presentListedAddress = (entry: DonorRow['addresses'][number]): ListedAddressResponse => ({
+  ...presentAddress(entry)!,
+  type: entry.type,
+  status: entry.status,
+  seasonal_from: entry.seasonal_from,
+  seasonal_to: entry.seasonal_to,
+});
 
 /** With `giving`, as GET /donors/{id} answers; `memberIds` are a Household's (else omitted). */
 export function presentDonor(
@@ -48,6 +83,10 @@ export function presentDonor(
     household_id: row.household_id,
     deceased_on: row.deceased_on,
     communication_restrictions: row.communication_restrictions,
+    emails: row.emails.map(({ address, type, status }) => ({ address, type, status })),
+    phones: row.phones.map(({ number, type, status }) => ({ number, type, status })),
+    addresses: row.addresses.map(presentListedAddress),
+    mailing_address: mailingAddress(row),
     ...(giving
       ? {
           giving: {

@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { calendarDay, moneyAmount, recordIdOf, reference, timestamps } from '../responseFields.js';
 import {
+  addressStatuses,
+  addressTypes,
   communicationRestrictions,
   donorRoles,
   donorStatuses,
+  emailStatuses,
+  emailTypes,
+  maxContactPoints,
   maxHouseholdMembers,
+  phoneStatuses,
+  phoneTypes,
 } from './schema.js';
 
 const line = z.string().nullable();
@@ -20,6 +27,33 @@ export const addressResponse = z.object({
 });
 
 export type AddressResponse = z.infer<typeof addressResponse>;
+
+const monthDay = z
+  .string()
+  .regex(/^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/)
+  .nullable();
+
+const listedEmailResponse = z.object({
+  address: z.string(),
+  type: z.enum(emailTypes),
+  status: z.enum(emailStatuses),
+});
+const listedPhoneResponse = z.object({
+  number: z.string(),
+  type: z.enum(phoneTypes),
+  status: z.enum(phoneStatuses),
+});
+const listedAddressResponse = addressResponse.extend({
+  type: z.enum(addressTypes),
+  status: z.enum(addressStatuses),
+  seasonal_from: monthDay.describe('`MM-DD`, the first day of the season; null unless seasonal.'),
+  seasonal_to: monthDay.describe(
+    '`MM-DD`, the last day of the season (before `seasonal_from` when the season spans the year end); null unless seasonal.',
+  ),
+});
+export type ListedEmailResponse = z.infer<typeof listedEmailResponse>;
+export type ListedPhoneResponse = z.infer<typeof listedPhoneResponse>;
+export type ListedAddressResponse = z.infer<typeof listedAddressResponse>;
 
 const givingResponse = z
   .object({
@@ -82,6 +116,23 @@ export const donorResponse = z.object({
     .max(communicationRestrictions.length)
     .describe(
       'What the donor does not allow, each once, in this one order whatever order was sent; `[]` for none.',
+    ),
+  emails: z
+    .array(listedEmailResponse)
+    .max(maxContactPoints)
+    .describe('Email addresses besides the primary `email`, in the order given; `[]` for none.'),
+  phones: z
+    .array(listedPhoneResponse)
+    .max(maxContactPoints)
+    .describe('Phone numbers besides the primary `phone`, in the order given; `[]` for none.'),
+  addresses: z
+    .array(listedAddressResponse)
+    .max(maxContactPoints)
+    .describe('Addresses besides the primary `address`, in the order given; `[]` for none.'),
+  mailing_address: addressResponse
+    .nullable()
+    .describe(
+      'Read-only: where mail goes today (the service’s one clock). The first `active` `seasonal` entry of `addresses` whose window holds today (a window may span the year end), as an address (its type, status and window left out); else the primary `address`; null when neither.',
     ),
   ...timestamps,
 });

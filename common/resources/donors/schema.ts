@@ -45,25 +45,104 @@ const addressLine = (max: number) =>
     .nullable()
     .optional();
 
-export const addressSchema = z.strictObject(
+const addressFields = {
+  line1: addressLine(200),
+  line2: addressLine(200),
+  city: addressLine(100),
+  region: addressLine(100),
+  postal_code: addressLine(20),
+  country: z
+    .string({ message: 'must be a string' })
+    .refine((value) => countryCodes.has(value), {
+      message: 'must be an ISO 3166-1 alpha-2 country code such as US',
+      params: { code: 'invalid_value' },
+    })
+    .nullable()
+    .optional(),
+};
+
+export const addressSchema = z.strictObject(addressFields, { message: 'must be an object' });
+export type Address = z.infer<typeof addressSchema>;
+
+/** At most this many entries in each of `emails`, `phones` and `addresses`. */
+export const maxContactPoints = 10;
+export const emailTypes = ['home', 'work', 'other'] as const;
+export const emailStatuses = ['active', 'bounced', 'inactive'] as const;
+export const phoneTypes = ['home', 'work', 'mobile', 'other'] as const;
+export const phoneStatuses = ['active', 'inactive'] as const;
+export const addressTypes = ['home', 'work', 'seasonal', 'other'] as const;
+export const addressStatuses = ['active', 'undeliverable', 'inactive'] as const;
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** A month and day of any year, `MM-DD`: 02-29 is real (a leap year's season starts there). */
+export const monthDay = z
+  .string({ message: 'must be a string' })
+  .refine(
+    (value) => {
+      const match = /^(\d{2})-(\d{2})$/.exec(value);
+      if (!match) return false;
+      const [month, day] = [Number(match[1]), Number(match[2])];
+      return month >= 1 && month <= 12 && day >= 1 && day <= DAYS_IN_MONTH[month - 1]!;
+    },
+    { message: 'must be a real month and day written MM-DD', params: { code: 'invalid_format' } },
+  )
+  .meta({ pattern: '^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$' });
+
+/**
+ * zod measures the length of whatever was sent, so a string in place of a list would also be
+ * "too long"; zod's own `when` (left out of the check's parameter type) runs it only on arrays.
+ */
+const onlyOfArrays = { when: (payload: { value: unknown }) => Array.isArray(payload.value) };
+
+const contactList = <T extends z.ZodType>(entry: T, noun: string) =>
+  z.array(entry, { message: `must be an array of ${noun}` }).max(maxContactPoints, {
+    message: `must list at most ${maxContactPoints} ${noun}`,
+    ...onlyOfArrays,
+  });
+
+/** An entry's required `type`: missing is `required` (an enum alone would call it invalid). */
+const kindOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string({
+      error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string'),
+    })
+    .pipe(oneOf(values))
+    .meta({ enum: [...values] });
+
+const listedEmail = z.strictObject(
   {
-    line1: addressLine(200),
-    line2: addressLine(200),
-    city: addressLine(100),
-    region: addressLine(100),
-    postal_code: addressLine(20),
-    country: z
-      .string({ message: 'must be a string' })
-      .refine((value) => countryCodes.has(value), {
-        message: 'must be an ISO 3166-1 alpha-2 country code such as US',
-        params: { code: 'invalid_value' },
-      })
-      .nullable()
-      .optional(),
+    address: email,
+    type: kindOf(emailTypes),
+    status: oneOf(emailStatuses).optional(),
   },
   { message: 'must be an object' },
 );
-export type Address = z.infer<typeof addressSchema>;
+
+const listedPhone = z.strictObject(
+  {
+    number: text(40).min(1, { message: 'is required' }),
+    type: kindOf(phoneTypes),
+    status: oneOf(phoneStatuses).optional(),
+  },
+  { message: 'must be an object' },
+);
+
+// The window's requiredness depends on `type`: the donor command judges it (checkContactPoints).
+// A `status` left out is `active` (storeDonor): said in words, as every default of a body is.
+const listedAddress = z.strictObject(
+  {
+    ...addressFields,
+    type: kindOf(addressTypes),
+    status: oneOf(addressStatuses).optional(),
+    seasonal_from: monthDay.nullable().optional(),
+    seasonal_to: monthDay.nullable().optional(),
+  },
+  { message: 'must be an object' },
+);
+export type ListedEmail = z.infer<typeof listedEmail>;
+export type ListedPhone = z.infer<typeof listedPhone>;
+export type ListedAddress = z.infer<typeof listedAddress>;
 
 /** A donor's tags, in the order given; at most 50. */
 const tagIds = z
@@ -92,6 +171,9 @@ export const donorShape: Shape = {
   household_id: { schema: recordId, nullable: true },
   deceased_on: { schema: calendarDate, nullable: true },
   communication_restrictions: { schema: restrictionList },
+  emails: { schema: contactList(listedEmail, 'emails') },
+  phones: { schema: contactList(listedPhone, 'phones') },
+  addresses: { schema: contactList(listedAddress, 'addresses') },
 };
 
 export const donorDefaults = {
@@ -109,6 +191,9 @@ export const donorDefaults = {
   household_id: null,
   deceased_on: null,
   communication_restrictions: [],
+  emails: [],
+  phones: [],
+  addresses: [],
 };
 
 export const donorRow = z.object({
@@ -128,6 +213,20 @@ export const donorRow = z.object({
   household_id: z.number().nullable(),
   deceased_on: z.string().nullable(),
   communication_restrictions: z.array(z.enum(communicationRestrictions)),
+  emails: z.array(
+    z.object({ address: z.string(), type: z.enum(emailTypes), status: z.enum(emailStatuses) }),
+  ),
+  phones: z.array(
+    z.object({ number: z.string(), type: z.enum(phoneTypes), status: z.enum(phoneStatuses) }),
+  ),
+  addresses: z.array(
+    addressSchema.extend({
+      type: z.enum(addressTypes),
+      status: z.enum(addressStatuses),
+      seasonal_from: z.string().nullable(),
+      seasonal_to: z.string().nullable(),
+    }),
+  ),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -148,6 +247,9 @@ export const donorTable: Table<DonorRow, DonorFields> = {
     tag_ids: (ids) => sql.array(ids, 'int8'),
     deceased_on: (date) => (date === null ? null : sql.fragment`${date}::date`),
     communication_restrictions: (values) => sql.array(values, 'text'),
+    emails: (values) => sql.jsonb(values),
+    phones: (values) => sql.jsonb(values),
+    addresses: (values) => sql.jsonb(values),
   },
 };
 

@@ -68,10 +68,18 @@ test('every statement on a tenant table names institution_id', async () => {
   for (const route of routeTable()) {
     if (route.method !== 'get' || route.path.includes('openapi')) continue;
     const path = route.path.replace(':id', '1');
-    const required =
-      route.doc.kind === 'list' && route.doc.list.required?.length
-        ? `?${route.doc.list.required.map((name) => `${name}=1`).join('&')}`
-        : '';
+    // A required parameter takes 1, or the first of its values when it has a set of them.
+    const readQuery = route.doc.kind === 'record-read' ? Object.entries(route.doc.read.query) : [];
+    const requiredRead = readQuery
+      .filter(([, parameter]) => parameter.required)
+      .map(([name, parameter]) => {
+        const values = parameter.schema.enum;
+        return `${name}=${Array.isArray(values) ? String(values[0]) : '1'}`;
+      });
+    const requiredList =
+      route.doc.kind === 'list' ? (route.doc.list.required ?? []).map((name) => `${name}=1`) : [];
+    const names = [...requiredList, ...requiredRead];
+    const required = names.length ? `?${names.join('&')}` : '';
     const response = await fetch(`${service.url}/api/v1${path}${required}`, { headers: auth });
     // A record the demo has not (a tag, event 1, webhook endpoint 1) is a 404, whose query is
     // audited all the same.

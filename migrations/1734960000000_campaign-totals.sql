@@ -13,6 +13,10 @@
 --   gift_count and donor_count are the rows of its top campaign. A campaign moved in the tree
 --   rebuilds these two for the institution (rebuildCampaignTreeCounts), under the tree's lock.
 --
+-- campaign_tree_counts: per campaign, how many rows it has in the two tables above (its tree's
+--   gift_count and donor_count), changed by the write that adds or removes such a row: one
+--   row per campaign is read, none counted. Writes coding gifts to one tree take turns on it.
+--
 -- A row whose lines fall to 0 is deleted by the write that empties it: only rows with lines
 -- are kept, so the rows of a tree's top campaign are its gifts and donors.
 CREATE TABLE campaign_line_totals (
@@ -40,6 +44,14 @@ CREATE TABLE campaign_tree_donors (
   donor_id bigint NOT NULL,
   lines integer NOT NULL,
   CONSTRAINT campaign_tree_donors_pkey PRIMARY KEY (institution_id, ancestor_id, donor_id)
+);
+
+CREATE TABLE campaign_tree_counts (
+  institution_id bigint NOT NULL,
+  ancestor_id bigint NOT NULL,
+  gift_count integer NOT NULL,
+  donor_count integer NOT NULL,
+  CONSTRAINT campaign_tree_counts_pkey PRIMARY KEY (institution_id, ancestor_id)
 );
 
 -- The totals of the lines written before this migration.
@@ -76,8 +88,17 @@ JOIN closure c ON c.institution_id = l.institution_id AND c.campaign_id = l.camp
 WHERE l.counted
 GROUP BY l.institution_id, c.ancestor_id, l.donor_id;
 
+INSERT INTO campaign_tree_counts (institution_id, ancestor_id, gift_count, donor_count)
+SELECT c.institution_id, c.id,
+       (SELECT count(*) FROM campaign_tree_gifts g
+        WHERE g.institution_id = c.institution_id AND g.ancestor_id = c.id),
+       (SELECT count(*) FROM campaign_tree_donors d
+        WHERE d.institution_id = c.institution_id AND d.ancestor_id = c.id)
+FROM campaigns c;
+
 -- Down Migration
 
+DROP TABLE campaign_tree_counts;
 DROP TABLE campaign_tree_donors;
 DROP TABLE campaign_tree_gifts;
 DROP TABLE campaign_line_totals;

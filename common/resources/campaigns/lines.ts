@@ -160,31 +160,82 @@ async function applyToTotals(
   const donorRows = [...donors.values()]
     .filter((row) => row.lines !== 0)
     .map((row) => ({ ancestor_id: row.ancestor_id, member_id: row.donor_id, lines: row.lines }));
-  await applyToMembers(db, institutionId, 'campaign_tree_gifts', 'gift_id', giftRows);
-  await applyToMembers(db, institutionId, 'campaign_tree_donors', 'donor_id', donorRows);
+  const giftsIn = await applyToMembers(
+    db,
+    institutionId,
+    'campaign_tree_gifts',
+    'gift_id',
+    giftRows,
+  );
+  const donorsIn = await applyToMembers(
+    db,
+    institutionId,
+    'campaign_tree_donors',
+    'donor_id',
+    donorRows,
+  );
+  await applyToCounts(db, institutionId, giftsIn, donorsIn);
 }
 
-/** Net changes of lines per (ancestor, gift or donor); a row left with none goes. */
+const ancestorRow = z.object({ ancestor_id: z.coerce.number() });
+
+/**
+ * Net changes of lines per (ancestor, gift or donor); a row left with none goes. Answers, per
+ * ancestor, how many members it gained (a row added) less those it lost (a row gone).
+ */
 async function applyToMembers(
   db: CommonQueryMethods,
   institutionId: number,
   table: 'campaign_tree_gifts' | 'campaign_tree_donors',
   member: 'gift_id' | 'donor_id',
   rows: readonly { ancestor_id: number; member_id: number; lines: number }[],
-): Promise<void> {
-  if (!rows.length) return;
+): Promise<Map<number, number>> {
+  const gained = new Map<number, number>();
+  if (!rows.length) return gained;
   const [t, m] = [sql.identifier([table]), sql.identifier([member])];
   const change = sql.fragment`SELECT * FROM json_to_recordset(${sql.json(rows)})
     AS c(ancestor_id int8, member_id int8, lines int)`;
-  await db.query(sql.unsafe`
+  // xmax is 0 on a row this statement inserted, not on one it updated.
+  const added = await db.anyFirst(sql.type(ancestorRow)`
     INSERT INTO ${t} AS t (institution_id, ancestor_id, ${m}, lines)
     SELECT ${institutionId}, ancestor_id, member_id, lines FROM (${change}) c
     ORDER BY ancestor_id, member_id
-    ON CONFLICT (institution_id, ancestor_id, ${m}) DO UPDATE SET lines = t.lines + excluded.lines`);
-  await db.query(sql.unsafe`
+    ON CONFLICT (institution_id, ancestor_id, ${m}) DO UPDATE SET lines = t.lines + excluded.lines
+    RETURNING CASE WHEN t.xmax = 0 THEN t.ancestor_id END AS ancestor_id`);
+  const gone = await db.anyFirst(sql.type(ancestorRow)`
     DELETE FROM ${t} t USING (${change}) c
     WHERE t.institution_id = ${institutionId} AND t.lines = 0
-      AND t.ancestor_id = c.ancestor_id AND t.${m} = c.member_id`);
+      AND t.ancestor_id = c.ancestor_id AND t.${m} = c.member_id
+    RETURNING t.ancestor_id`);
+  for (const id of added)
+    if (id !== null) gained.set(Number(id), (gained.get(Number(id)) ?? 0) + 1);
+  for (const id of gone) gained.set(Number(id), (gained.get(Number(id)) ?? 0) - 1);
+  return gained;
+}
+
+/**
+ * Each tree's gift and donor counts (campaign_tree_counts), by what its members gained: one row
+ * per campaign, so a tree's counts are read, not counted. Rows in key order, as every total.
+ */
+async function applyToCounts(
+  db: CommonQueryMethods,
+  institutionId: number,
+  gifts: Map<number, number>,
+  donors: Map<number, number>,
+): Promise<void> {
+  const ancestors = [...new Set([...gifts.keys(), ...donors.keys()])].sort((a, b) => a - b);
+  const rows = ancestors
+    .map((id) => ({ ancestor_id: id, gifts: gifts.get(id) ?? 0, donors: donors.get(id) ?? 0 }))
+    .filter((row) => row.gifts !== 0 || row.donors !== 0);
+  if (!rows.length) return;
+  await db.query(sql.unsafe`
+    INSERT INTO campaign_tree_counts AS t (institution_id, ancestor_id, gift_count, donor_count)
+    SELECT ${institutionId}, ancestor_id, gifts, donors
+    FROM json_to_recordset(${sql.json(rows)}) AS c(ancestor_id int8, gifts int, donors int)
+    ORDER BY ancestor_id
+    ON CONFLICT (institution_id, ancestor_id) DO UPDATE
+    SET gift_count = t.gift_count + excluded.gift_count,
+        donor_count = t.donor_count + excluded.donor_count`);
 }
 
 /** Each campaign with every campaign above it, its own id first. */
@@ -239,4 +290,15 @@ export async function rebuildCampaignTreeCounts(
       WHERE l.institution_id = ${institutionId} AND l.counted
       GROUP BY c.ancestor_id, l.${m}`);
   }
+  await db.query(
+    sql.unsafe`DELETE FROM campaign_tree_counts WHERE institution_id = ${institutionId}`,
+  );
+  await db.query(sql.unsafe`
+    INSERT INTO campaign_tree_counts (institution_id, ancestor_id, gift_count, donor_count)
+    SELECT ${institutionId}, c.id,
+           (SELECT count(*) FROM campaign_tree_gifts g
+            WHERE g.institution_id = ${institutionId} AND g.ancestor_id = c.id),
+           (SELECT count(*) FROM campaign_tree_donors d
+            WHERE d.institution_id = ${institutionId} AND d.ancestor_id = c.id)
+    FROM campaigns c WHERE c.institution_id = ${institutionId}`);
 }

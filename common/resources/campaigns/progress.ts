@@ -99,8 +99,8 @@ const pledgeOutstanding = (institutionId: number, tree: readonly number[]) => sq
  * GET /campaigns/{id}/progress (fundraising.md §3): the totals writeGiftLines keeps current in
  * every write's transaction (1734960000000_campaign-totals.sql), no scan of the lines: `raised`,
  * by appeal and by fund from the rows of the tree's campaigns (each list sums exactly to
- * `raised`: the same rows, in numeric), the gifts and donors from the rows of the campaign as
- * the top of its tree.
+ * `raised`: the same rows, in numeric), the gifts and donors from the campaign's one row of
+ * counts (as the top of its tree).
  */
 export async function campaignProgress(db: CommonQueryMethods, institutionId: number, id: number) {
   const tree = await descendantCampaignIds(db, institutionId, id);
@@ -116,10 +116,12 @@ export async function campaignProgress(db: CommonQueryMethods, institutionId: nu
     SELECT (SELECT goal::text FROM goal) AS goal,
            total.raised::text AS raised,
            (${pledgeOutstanding(institutionId, tree)})::text AS pledged_outstanding,
-           (SELECT count(*)::int FROM campaign_tree_gifts
-            WHERE institution_id = ${institutionId} AND ancestor_id = ${id}) AS gift_count,
-           (SELECT count(*)::int FROM campaign_tree_donors
-            WHERE institution_id = ${institutionId} AND ancestor_id = ${id}) AS donor_count,
+           coalesce((SELECT gift_count FROM campaign_tree_counts
+                     WHERE institution_id = ${institutionId} AND ancestor_id = ${id}), 0)
+             AS gift_count,
+           coalesce((SELECT donor_count FROM campaign_tree_counts
+                     WHERE institution_id = ${institutionId} AND ancestor_id = ${id}), 0)
+             AS donor_count,
            (SELECT round(total.raised / goal * 100, 2)::text FROM goal) AS percent_of_goal,
            (SELECT coalesce(jsonb_agg(jsonb_build_object('appeal_id', appeal_id, 'raised', raised::text)
                                       ORDER BY appeal_id NULLS LAST), '[]')

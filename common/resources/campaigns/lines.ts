@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { centsToNumber, toCents } from '../../money.js';
 import { lockCampaignTreeShared } from './queries.js';
@@ -238,6 +238,19 @@ async function applyToCounts(
         donor_count = t.donor_count + excluded.donor_count`);
 }
 
+/**
+ * `closure (campaign_id, ancestor_id, depth)`: each campaign of the institution (those `which`
+ * names) with itself (depth 0) and every campaign above it, the walk bounded as the tree is.
+ */
+const closure = (institutionId: number, which: FragmentSqlToken) => sql.fragment`
+  WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
+    SELECT id, id, 0 FROM campaigns WHERE institution_id = ${institutionId} ${which}
+    UNION ALL
+    SELECT c.campaign_id, p.parent_id, c.depth + 1
+    FROM closure c
+    JOIN campaigns p ON p.institution_id = ${institutionId} AND p.id = c.ancestor_id
+    WHERE p.parent_id IS NOT NULL AND c.depth < ${MAX_CAMPAIGN_DEPTH + 1})`;
+
 /** Each campaign with every campaign above it, its own id first. */
 async function ancestorsOf(
   db: CommonQueryMethods,
@@ -247,13 +260,7 @@ async function ancestorsOf(
   const rows = await db.any(sql.type(
     z.object({ campaign_id: z.coerce.number(), ancestor_id: z.coerce.number() }),
   )`
-    WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
-      SELECT id, id, 0 FROM campaigns
-      WHERE institution_id = ${institutionId} AND id = ANY(${sql.array([...campaigns], 'int8')})
-      UNION ALL
-      SELECT c.campaign_id, p.parent_id, c.depth + 1
-      FROM closure c JOIN campaigns p ON p.institution_id = ${institutionId} AND p.id = c.ancestor_id
-      WHERE p.parent_id IS NOT NULL AND c.depth < ${MAX_CAMPAIGN_DEPTH + 1})
+    ${closure(institutionId, sql.fragment`AND id = ANY(${sql.array([...campaigns], 'int8')})`)}
     SELECT campaign_id, ancestor_id FROM closure ORDER BY campaign_id, depth`);
   const above = new Map<number, number[]>();
   for (const row of rows)
@@ -277,13 +284,7 @@ export async function rebuildCampaignTreeCounts(
     const [t, m] = [sql.identifier([table]), sql.identifier([member])];
     await db.query(sql.unsafe`DELETE FROM ${t} WHERE institution_id = ${institutionId}`);
     await db.query(sql.unsafe`
-      WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
-        SELECT id, id, 0 FROM campaigns WHERE institution_id = ${institutionId}
-        UNION ALL
-        SELECT c.campaign_id, p.parent_id, c.depth + 1
-        FROM closure c
-        JOIN campaigns p ON p.institution_id = ${institutionId} AND p.id = c.ancestor_id
-        WHERE p.parent_id IS NOT NULL AND c.depth < ${MAX_CAMPAIGN_DEPTH + 1})
+      ${closure(institutionId, sql.fragment``)}
       INSERT INTO ${t} (institution_id, ancestor_id, ${m}, lines)
       SELECT ${institutionId}, c.ancestor_id, l.${m}, count(*)
       FROM gift_lines l JOIN closure c ON c.campaign_id = l.campaign_id

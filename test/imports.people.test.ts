@@ -1,5 +1,6 @@
 // Donor imports and the people side (constituents.md §1, §3): contact points one cell per field
 // (`emails.0.address`), and an Individual's household named by the household's external id.
+import { readFile } from 'node:fs/promises';
 import { sql } from 'slonik';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created } from './helpers/responses.js';
@@ -12,6 +13,7 @@ interface Donor {
   phones: { number: string; type: string; status: string }[];
   addresses: Record<string, string | null>[];
   mailing_address: Record<string, string | null> | null;
+  member_ids?: number[];
 }
 
 let service: TestService;
@@ -451,4 +453,39 @@ describe('household_external_id', () => {
       SELECT household_id FROM donors WHERE external_id = 'P-9'`);
     expect(Number(quin)).toBe(householdId);
   });
+});
+
+test('the example files of docs/imports.md import as the document says', async () => {
+  const document = await readFile('docs/imports.md', 'utf8');
+  const examples = [...document.matchAll(/```csv\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  expect(examples).toHaveLength(2);
+  const [contactPoints, household] = examples as [string, string];
+
+  const first = await upload(service, 'resource=donors', contactPoints);
+  expect(await settled(service, first.body.id)).toMatchObject({
+    status: 'completed',
+    rows_succeeded: 2,
+    rows_failed: 0,
+  });
+  expect(await donorByEmail('margaret.chen@example.org')).toMatchObject({
+    emails: [{ address: 'm.chen@work.example.com', type: 'work', status: 'active' }],
+    phones: [{ number: '+1 617 555 0142', type: 'mobile', status: 'active' }],
+    addresses: [expect.objectContaining({ city: 'Naples', seasonal_from: '11-01' })],
+  });
+  // Robert fills emails.1 only: his one listed email, the gap closed.
+  expect((await donorByEmail('r.alvarez@example.com'))?.emails).toEqual([
+    { address: 'bob@home.example.com', type: 'home', status: 'active' },
+  ]);
+
+  const second = await upload(service, 'resource=donors', household);
+  expect(await settled(service, second.body.id)).toMatchObject({
+    status: 'completed',
+    rows_succeeded: 3,
+    rows_failed: 0,
+  });
+  const okafor = await donorByEmail('okafor.family@example.net');
+  expect(okafor?.member_ids).toEqual([
+    (await donorByEmail('samuel.okafor@example.net'))!.id,
+    (await donorByEmail('ruth.okafor@example.net'))!.id,
+  ]);
 });

@@ -252,6 +252,118 @@ test('the demo holds a memorial gift whose acknowledgement to the family is pend
   ]);
 });
 
+test('the demo holds households with members, relationships, a winter address, consents and a tag', async () => {
+  const get = async <T>(pathAndQuery: string) => {
+    const answer = await fetch(`${apiUrl}/api/v1${pathAndQuery}`, {
+      headers: { 'X-Service-API-Key': apiKey },
+    });
+    expect(answer.status).toBe(200);
+    return (await answer.json()) as T;
+  };
+  const rows = await query<{ email: string; id: string }>(
+    database,
+    `SELECT email, id::text FROM donors WHERE email IN (
+       'okafor.family@example.net', 'lindqvist.household@example.org', 'samuel.okafor@example.net',
+       'ruth.okafor@example.net', 'chidi.okafor@students.example.net', 'erik.lindqvist@example.org',
+       'astrid.lindqvist@example.org', 'margaret.chen@example.org', 'r.alvarez@example.com',
+       'community@meridianhealth.example.com')`,
+  );
+  const id = (email: string) => Number(rows.find((row) => row.email === email)!.id);
+  const [okafor, lindqvist, samuel, ruth, chidi, erik, astrid, margaret, robert, meridian] = [
+    'okafor.family@example.net',
+    'lindqvist.household@example.org',
+    'samuel.okafor@example.net',
+    'ruth.okafor@example.net',
+    'chidi.okafor@students.example.net',
+    'erik.lindqvist@example.org',
+    'astrid.lindqvist@example.org',
+    'margaret.chen@example.org',
+    'r.alvarez@example.com',
+    'community@meridianhealth.example.com',
+  ].map(id) as [number, number, number, number, number, number, number, number, number, number];
+
+  // Two households, each with its members.
+  expect((await get<{ member_ids: number[] }>(`/donors/${okafor}`)).member_ids).toEqual([
+    samuel,
+    ruth,
+    chidi,
+  ]);
+  const lindqvists = await get<{ data: { id: number }[] }>(`/donors?household_id=${lindqvist}`);
+  expect(lindqvists.data.map((donor) => donor.id).sort()).toEqual([erik, astrid].sort());
+
+  // Relationships, each read from either side.
+  type Relationship = { related_donor_id: number; type: string; is_current: boolean };
+  const relationshipsOf = async (donorId: number) =>
+    (await get<{ data: Relationship[] }>(`/donors/${donorId}/relationships`)).data.map(
+      ({ related_donor_id, type, is_current }) => ({ related_donor_id, type, is_current }),
+    );
+  expect(await relationshipsOf(samuel)).toEqual(
+    expect.arrayContaining([
+      { related_donor_id: ruth, type: 'spouse_of', is_current: true },
+      { related_donor_id: chidi, type: 'parent_of', is_current: true },
+    ]),
+  );
+  expect(await relationshipsOf(chidi)).toEqual([
+    { related_donor_id: samuel, type: 'child_of', is_current: true },
+  ]);
+  expect(await relationshipsOf(meridian)).toEqual([
+    { related_donor_id: robert, type: 'employer_of', is_current: true },
+  ]);
+  const [relationshipTypes] = await query<{ types: string[] }>(
+    database,
+    'SELECT array_agg(DISTINCT type ORDER BY type) AS types FROM relationships',
+  );
+  expect(relationshipTypes!.types).toEqual(
+    expect.arrayContaining(['advisor_of', 'board_member_of', 'employee_of', 'spouse_of']),
+  );
+
+  // A winter address whose window wraps the year end: the mailing address follows the season.
+  const chen = await get<{
+    address: Record<string, unknown>;
+    addresses: Record<string, unknown>[];
+    mailing_address: Record<string, unknown> | null;
+    tag_ids: number[];
+  }>(`/donors/${margaret}`);
+  expect(chen.addresses).toEqual([
+    expect.objectContaining({
+      city: 'Naples',
+      type: 'seasonal',
+      status: 'active',
+      seasonal_from: '11-01',
+      seasonal_to: '03-31',
+    }),
+  ]);
+  const monthDay = new Date().toISOString().slice(5, 10);
+  const wintering = monthDay >= '11-01' || monthDay <= '03-31';
+  expect(chen.mailing_address).toMatchObject({ city: wintering ? 'Naples' : 'Boston' });
+
+  // An opt-in with the statement agreed to, and an opt-out that the eligibility read reports.
+  const consents = await get<{ data: Record<string, unknown>[] }>(`/donors/${margaret}/consents`);
+  expect(consents.data).toEqual([
+    expect.objectContaining({
+      channel: 'email',
+      purpose: 'newsletter',
+      response: 'opt_in',
+      statement: expect.stringContaining('newsletter'),
+    }),
+  ]);
+  const optedOut = await get<{ data: Record<string, unknown>[] }>(`/donors/${robert}/consents`);
+  expect(optedOut.data).toEqual([
+    expect.objectContaining({ channel: 'mail', purpose: null, response: 'opt_out' }),
+  ]);
+  expect(await get(`/donors/${robert}/eligibility?channel=mail`)).toMatchObject({
+    allowed: false,
+    reasons: ['opted_out'],
+  });
+
+  // One tag, on Margaret Chen.
+  const tags = await get<{ data: { id: number; name: string }[] }>('/tags');
+  expect(tags.data.map((tag) => tag.name)).toEqual(['Major gift prospect']);
+  expect(chen.tag_ids).toEqual([tags.data[0]!.id]);
+  const tagged = await get<{ data: { id: number }[] }>(`/donors?tag_id=${tags.data[0]!.id}`);
+  expect(tagged.data.map((donor) => donor.id)).toEqual([margaret]);
+});
+
 test("the demo's gifts are coded to the annual fund: its progress sums them by appeal and by fund", async () => {
   const get = async <T>(pathAndQuery: string) => {
     const answer = await fetch(`${apiUrl}/api/v1${pathAndQuery}`, {

@@ -8,6 +8,7 @@ import {
   purgeUnclaimedFiles,
   runChunk,
   startValidating,
+  writesInOrder,
   type Phase,
 } from '../common/imports/chunks.js';
 import { findImport } from '../common/imports/queries.js';
@@ -74,7 +75,10 @@ export async function startImports(
   const advance = async (imp: ImportRow) => {
     if (imp.status === 'queued') await startValidating(pool, imp);
     const phase: Phase = imp.status === 'importing' ? 'write' : 'judge';
-    const pending = await pendingChunks(pool, imp, CHUNKS_PER_SWEEP);
+    // In order: the next chunk only once the one before is written (its first pending one is
+    // the one in flight, already queued under its id).
+    const inOrder = phase === 'write' && (await writesInOrder(pool, imp));
+    const pending = await pendingChunks(pool, imp, inOrder ? 1 : CHUNKS_PER_SWEEP);
     if (pending.length) {
       const ref = { institutionId: imp.institution_id, importId: imp.id, phase };
       await queue.addBulk(chunkJobs(ref, pending));
@@ -97,12 +101,14 @@ export async function startImports(
 
   /**
    * A chunk done: when it was its phase's last, the import moves on now rather than at the next
-   * sweep (and the chunks of its next phase are queued at once).
+   * sweep (and the chunks of its next phase are queued at once); a file written in order has its
+   * next chunk queued now.
    */
   const afterChunk = async (ref: ChunkRef) => {
     const imp = await findImport(pool, ref.institutionId, ref.importId);
     if (!imp || !runningStatuses.includes(imp.status)) return;
-    if ((await pendingChunks(pool, imp, 1)).length) return;
+    const inOrder = imp.status === 'importing' && (await writesInOrder(pool, imp));
+    if (!inOrder && (await pendingChunks(pool, imp, 1)).length) return;
     await advance(imp);
     const next = await findImport(pool, ref.institutionId, ref.importId);
     if (next?.status === 'importing') await advance(next);

@@ -20,6 +20,7 @@ import {
 import { DemoError } from './errors.js';
 import { recordFundraisingStories } from './fundraising.js';
 import { recordMoneyStories } from './money.js';
+import { recordPeopleStories } from './people.js';
 
 type Created = Body & { id: number };
 
@@ -110,6 +111,10 @@ export async function fillInstitution(
       starts_on: daysAgo(900),
     },
     'relationship-0',
+  );
+  await recordPeopleStories(
+    client,
+    donorRows.map((row) => row.id),
   );
   // Campaign 1 and appeal 1, which the document's examples name: the annual fund, one phase of
   // it under it, and an appeal for each of the two.

@@ -3,6 +3,7 @@ import { insertEvents } from '../events/outbox.js';
 import {
   sql,
   type CommonQueryMethods,
+  type FragmentSqlToken,
   type DatabasePool,
   type DatabaseTransactionConnection,
 } from 'slonik';
@@ -10,7 +11,7 @@ import { z } from 'zod';
 import type { Institution } from '../commands/command.js';
 import { findInstitution } from '../institutions.js';
 import type { JsonValue } from '../json.js';
-import { findFile, findImport, importColumns } from './queries.js';
+import { cellOfFile, findFile, findImport, importColumns } from './queries.js';
 import {
   insertRecordEvents,
   insertRowErrors,
@@ -251,11 +252,7 @@ export async function startValidating(pool: DatabasePool, imp: ImportRow): Promi
  * on the later row, never merged into one donor. Found over the whole file in one query.
  */
 async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, file: File) {
-  const keyOf = (column: string) => {
-    if (file.format === 'json') return sql.fragment`value ->> ${column}`;
-    const index = file.columns.indexOf(column);
-    return index < 0 ? null : sql.fragment`value ->> ${index}::int`;
-  };
+  const keyOf = (column: string) => cellOfFile(file, column);
   const keys = [
     {
       param: 'email',
@@ -299,6 +296,64 @@ async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, 
 }
 
 /**
+ * Rows that join a household an earlier row of the file creates (`household_external_id`, no
+ * donor having that external id) when that row has errors: it will not be written, so neither
+ * will they. Reported here, once every chunk is judged, so that the dry run says what the commit
+ * would do. Found over the whole file in one query.
+ */
+async function reportUnwrittenHouseholds(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  file: File,
+) {
+  const member = cellOfFile(file, 'household_external_id');
+  const role = cellOfFile(file, 'role');
+  const externalId = cellOfFile(file, 'external_id');
+  if (!member || !role || !externalId) return;
+  const errorsOfRow = (row: FragmentSqlToken) => sql.fragment`
+    SELECT e.errors FROM import_row_errors e
+    WHERE e.institution_id = ${imp.institution_id} AND e.import_id = ${imp.id}
+      AND e.row_number = ${row}`;
+  await db.query(sql.unsafe`
+    WITH rows AS (
+      SELECT c.first_row + r.ordinality::int - 1 AS row_number, r.value
+      FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
+      WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}),
+    households AS (
+      SELECT trim(${externalId}) AS key, min(row_number) AS row_number
+      FROM rows WHERE ${role} = 'Household' GROUP BY 1),
+    unwritten AS (
+      SELECT m.row_number, h.row_number AS household_row
+      FROM rows m JOIN households h ON h.key = trim(${member}) AND h.row_number < m.row_number
+      WHERE EXISTS (${errorsOfRow(sql.fragment`h.row_number`)})
+        AND NOT EXISTS (SELECT 1 FROM donors d
+                        WHERE d.institution_id = ${imp.institution_id} AND d.external_id = h.key)
+        AND NOT EXISTS (SELECT 1 FROM (${errorsOfRow(sql.fragment`m.row_number`)}) AS own
+                        CROSS JOIN LATERAL jsonb_array_elements(own.errors) AS x
+                        WHERE x ->> 'param' = 'household_external_id'))
+    INSERT INTO import_row_errors (institution_id, import_id, row_number, errors)
+    SELECT ${imp.institution_id}, ${imp.id}, row_number,
+           jsonb_build_array(jsonb_build_object(
+             'param', 'household_external_id', 'code', 'reference_not_found',
+             'message', 'names the household of row ' || household_row ||
+                        ' of this file, which has errors: it is not imported'))
+    FROM unwritten
+    ON CONFLICT (institution_id, import_id, row_number) DO UPDATE
+      SET errors = import_row_errors.errors || EXCLUDED.errors`);
+}
+
+/**
+ * A donor file whose rows may join households that earlier rows create is written chunk after
+ * chunk, in file order, so that each household is written before the rows that join it; any
+ * other file's chunks are written side by side.
+ */
+export async function writesInOrder(db: CommonQueryMethods, imp: ImportRow): Promise<boolean> {
+  if (imp.resource !== 'donors') return false;
+  const file = await findFile(db, imp.institution_id, imp.file_id);
+  return file?.columns.includes('household_external_id') ?? false;
+}
+
+/**
  * Every chunk judged: the file's repeats are reported, then the import is `validated` (a dry
  * run), `failed` (all_or_nothing with bad rows) or `importing`.
  */
@@ -309,7 +364,10 @@ export async function finishValidating(pool: DatabasePool, ref: ImportRow): Prom
     if ((await pendingChunks(db, imp, 1)).length) return;
     const file = await findFile(db, imp.institution_id, imp.file_id);
     if (!file) throw new Error(`import ${imp.id} lost its file`);
-    if (imp.resource === 'donors') await reportRepeats(db, imp, file);
+    if (imp.resource === 'donors') {
+      await reportRepeats(db, imp, file);
+      await reportUnwrittenHouseholds(db, imp, file);
+    }
     const failed = await db.oneFirst(sql.type(z.object({ count: z.number() }))`
       SELECT count(*)::int AS count FROM import_row_errors
       WHERE institution_id = ${imp.institution_id} AND import_id = ${imp.id}`);

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
-import { donorShape } from '../resources/donors/schema.js';
+import { donorShape, maxContactPoints } from '../resources/donors/schema.js';
 import { giftShape } from '../resources/gifts/schema.js';
 import type { Shape } from '../validation/validateBody.js';
 import type { ImportResource } from './schema.js';
@@ -20,7 +20,7 @@ type Kind = 'number' | 'boolean' | 'array' | 'words' | 'object' | 'text';
  * gift row's donor, and its campaign and appeal by code (rows.ts looks them up).
  */
 export const matchColumns: Record<ImportResource, readonly string[]> = {
-  donors: [],
+  donors: ['household_external_id'],
   gifts: ['donor_external_id', 'donor_email', 'campaign_code', 'appeal_code'],
 };
 
@@ -86,26 +86,86 @@ function schemaOf(resource: ImportResource, column: string): z.ZodType | undefin
 }
 
 /**
- * The columns a CSV of the resource may have: its fields (an object field as `address.city`,
- * one column per nested field) and the columns that match rows to records.
+ * List fields a CSV may also spell out one cell per field of an element, `emails.0.address`,
+ * `emails.0.type`, `emails.1.address` (a spreadsheet has no JSON), with N from 0 to one less than
+ * the list's own maximum: the cells of one N build one element, as the JSON cell would.
+ */
+const flattenedLists: Record<ImportResource, readonly string[]> = {
+  donors: ['emails', 'phones', 'addresses'],
+  gifts: [],
+};
+const maxElements = maxContactPoints;
+
+/** The fields of a list field's elements, by name (`emails` → address, type, status). */
+function elementFields(resource: ImportResource, field: string): Record<string, z.ZodType> {
+  const schema = shapes[resource][field]?.schema;
+  const element = schema && definitionOf(unwrap(schema)).element;
+  return element ? subSchemas(element) : {};
+}
+
+/** `emails.2.address` → the list, the element's place and its field; null for other columns. */
+function flattenedColumn(
+  resource: ImportResource,
+  column: string,
+): { field: string; index: number; sub: string } | null {
+  const match = /^(\w+)\.(0|[1-9]\d?)\.(\w+)$/.exec(column);
+  if (!match) return null;
+  const [, field, index, sub] = match as unknown as [string, string, string, string];
+  if (!flattenedLists[resource].includes(field) || Number(index) >= maxElements) return null;
+  return Object.hasOwn(elementFields(resource, field), sub)
+    ? { field, index: Number(index), sub }
+    : null;
+}
+
+/** A list's element fields as columns of element N: `emails.N.address`, `emails.N.type`, ... */
+const elementColumns = (resource: ImportResource, field: string, index: number | 'N') =>
+  Object.keys(elementFields(resource, field)).map((sub) => `${field}.${index}.${sub}`);
+
+/**
+ * The columns of the resource's template: its fields (an object field as `address.city`, one
+ * column per nested field; a list of contact points as the cells of its first element,
+ * `emails.0.address`) and the columns that match rows to records. A file may also name any
+ * other element (`emails.3.type`), or a list whole as a JSON cell (`emails`).
  */
 export function knownColumns(resource: ImportResource): string[] {
   return [
-    ...Object.entries(shapes[resource]).flatMap(([name, spec]) => columnsOf(name, spec.schema)),
+    ...Object.entries(shapes[resource]).flatMap(([name, spec]) =>
+      flattenedLists[resource].includes(name)
+        ? elementColumns(resource, name, 0)
+        : columnsOf(name, spec.schema),
+    ),
     ...matchColumns[resource],
   ];
 }
 
-/** The header's problems: unknown columns and columns named twice, each reported by name. */
+/** Every column a file may name, as a reader is told them (the elements as `emails.N.…`). */
+function columnsInWords(resource: ImportResource): string {
+  const lists = flattenedLists[resource];
+  const plain = knownColumns(resource).filter((column) => !flattenedColumn(resource, column));
+  if (!lists.length) return plain.join(', ');
+  return `${plain.join(', ')}, ${lists.join(', ')} (a JSON list), or one cell per field of each element: ${lists
+    .flatMap((field) => elementColumns(resource, field, 'N'))
+    .join(', ')} (N from 0 to ${maxElements - 1})`;
+}
+
+const isKnown = (resource: ImportResource, column: string, known: Set<string>) =>
+  known.has(column) ||
+  flattenedLists[resource].includes(column) ||
+  flattenedColumn(resource, column) !== null;
+
+/**
+ * The header's problems: unknown columns, columns named twice, and a list named both as a JSON
+ * cell and as cells of its elements (two answers for one field), each reported by name.
+ */
 export function headerProblems(resource: ImportResource, header: readonly string[]): FieldError[] {
   const known = new Set(knownColumns(resource));
   const problems: FieldError[] = [];
   header.forEach((column, index) => {
-    if (!known.has(column))
+    if (!isKnown(resource, column, known))
       problems.push({
         param: `columns.${index}`,
         code: 'unknown_field',
-        message: `"${column.slice(0, 100)}" is not a column of ${resource}; the columns are: ${[...known].join(', ')}`,
+        message: `"${column.slice(0, 100)}" is not a column of ${resource}; the columns are: ${columnsInWords(resource)}`,
       });
     else if (header.indexOf(column) < index)
       problems.push({
@@ -114,6 +174,21 @@ export function headerProblems(resource: ImportResource, header: readonly string
         message: `"${column}" is named twice`,
       });
   });
+  for (const field of flattenedLists[resource]) {
+    const whole = header.indexOf(field);
+    const cells = header.filter((column) => flattenedColumn(resource, column)?.field === field);
+    if (whole >= 0 && cells.length)
+      problems.push({
+        param: `columns.${whole}`,
+        code: 'not_allowed',
+        message: `"${field}" (the list as a JSON cell) and ${cells
+          .slice(0, 3)
+          .map((column) => `"${column}"`)
+          .join(
+            ', ',
+          )}${cells.length > 3 ? ', …' : ''} (its elements cell by cell) name the same list: use one form or the other`,
+      });
+  }
   return problems;
 }
 
@@ -158,21 +233,45 @@ function readCell(kind: Kind, cell: string): JsonValue {
   }
 }
 
+/** A CSV row as a write's body, and the params of its errors that are other columns. */
+export interface RowBody {
+  body: JsonObject;
+  /**
+   * The columns of the body's elements that moved (`emails.1` → `emails.2` when the row leaves
+   * element 1 empty): an error of the write on the element names the column it came from.
+   */
+  columnOf: Record<string, string>;
+}
+
 /**
  * One CSV row as the JSON body of the write: an empty cell is a field not sent (its default
  * applies); `address.city` goes into `address`, `tribute.notify.email` into `tribute.notify`, so
  * an object no cell of the row fills is not sent at all; `designations` stays text here
- * (`fund_code:amount;...`: its fund codes are looked up with the chunk's, see rows.ts).
+ * (`fund_code:amount;...`: its fund codes are looked up with the chunk's, see rows.ts). The cells
+ * of `emails.N.*` build element N of `emails`; an N whose cells are all empty is no element, and
+ * the elements keep the order of their N, gaps closed (`emails.0` and `emails.2` are the list's
+ * two elements).
  */
 export function bodyOfCells(
   resource: ImportResource,
   header: readonly string[],
   cells: readonly string[],
-): JsonObject {
+): RowBody {
   const body: JsonObject = {};
+  const elements = new Map<string, Map<number, JsonObject>>();
   header.forEach((column, index) => {
     const cell = cells[index] ?? '';
     if (cell === '') return;
+    const element = flattenedColumn(resource, column);
+    if (element) {
+      const list = elements.get(element.field) ?? new Map<number, JsonObject>();
+      elements.set(element.field, list);
+      const fields = list.get(element.index) ?? {};
+      list.set(element.index, fields);
+      const schema = elementFields(resource, element.field)[element.sub]!;
+      fields[element.sub] = readCell(kindOf(schema), cell);
+      return;
+    }
     const path = column.split('.');
     const name = path.pop()!;
     let parent = body;
@@ -181,7 +280,15 @@ export function bodyOfCells(
     if (column === 'designations' && !cell.startsWith('[')) parent[name] = cell;
     else parent[name] = schema ? readCell(kindOf(schema), cell) : cell;
   });
-  return body;
+  const columnOf: Record<string, string> = {};
+  for (const [field, list] of elements) {
+    const ordered = [...list.entries()].sort(([a], [b]) => a - b);
+    body[field] = ordered.map(([, fields]) => fields);
+    ordered.forEach(([index], place) => {
+      if (index !== place) columnOf[`${field}.${place}`] = `${field}.${index}`;
+    });
+  }
+  return { body, columnOf };
 }
 
 /** `GEN:60;ATH:40.50` → its parts; null when the text is not of that form. */

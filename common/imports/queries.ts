@@ -39,6 +39,17 @@ export function findFile(
     FROM import_files WHERE institution_id = ${institutionId} AND id = ${id}`);
 }
 
+/**
+ * A column's cell in a row of a stored file, for SQL reading `value` from
+ * `json_array_elements(import_chunks.rows)`: a CSV row is a list of cells, a JSON row an object.
+ * Null when a CSV file has no such column.
+ */
+export function cellOfFile(file: FileRow, column: string) {
+  if (file.format === 'json') return sql.fragment`value ->> ${column}`;
+  const index = file.columns.indexOf(column);
+  return index < 0 ? null : sql.fragment`value ->> ${index}::int`;
+}
+
 /** A staged file no import claimed: its chunks go with it. */
 export async function deleteUnclaimedFile(
   db: CommonQueryMethods,

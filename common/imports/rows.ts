@@ -15,8 +15,8 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
 import { createGift } from '../resources/gifts/commands.js';
 import { checkReferencesAt } from '../resources/checks.js';
-import { bodyOfCells, parseDesignationText } from './columns.js';
-import type { FileRow } from './queries.js';
+import { bodyOfCells, parseDesignationText, type RowBody } from './columns.js';
+import { cellOfFile, type FileRow } from './queries.js';
 import { MAX_ROW_ERRORS, type ImportRow } from './schema.js';
 import { insertRowsFragment } from '../resources/table.js';
 
@@ -45,10 +45,16 @@ interface Prepared {
   /** Fields whose command errors the found problems stand for (an unresolved fund code). */
   covered: string[];
   /**
-   * Fields the row named by another column (`campaign_id` by `campaign_code`): the command's
-   * errors on the field are the column's, so that they name a column of the file.
+   * Fields the row named by another column (`campaign_id` by `campaign_code`, `household_id` by
+   * `household_external_id`, the element `emails.1` by the cells `emails.2.*`): the command's
+   * errors on the field, or within it, are the column's, so that they name a column of the file.
    */
   namedBy: Record<string, string>;
+  /**
+   * The external id of the household an earlier row of the same file creates, which this row
+   * joins: not yet a donor when the chunk is prepared, so it is found as the row is written.
+   */
+  household: string | null;
 }
 
 const idCode = z.object({ id: z.number(), key: z.string() });
@@ -62,10 +68,10 @@ const text = (value: JsonValue | undefined) =>
 
 /** The rows of a chunk as sent, as the bodies of their writes. */
 function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue[]) {
-  return raw.map((row): JsonObject | null => {
+  return raw.map((row): RowBody | null => {
     if (file.format === 'csv')
       return Array.isArray(row) ? bodyOfCells(resource, file.columns, row.map(String)) : null;
-    return isJsonObject(row) ? { ...row } : null;
+    return isJsonObject(row) ? { body: { ...row }, columnOf: {} } : null;
   });
 }
 
@@ -87,7 +93,11 @@ async function lookups(
     ),
   );
   const externalIds = distinct(
-    present.flatMap((body) => [text(body.donor_external_id), text(body.external_id)]),
+    present.flatMap((body) => [
+      text(body.donor_external_id),
+      text(body.external_id),
+      text(body.household_external_id),
+    ]),
   );
   const emails = distinct(
     present.flatMap((body) => [text(body.donor_email), text(body.email)]),
@@ -229,6 +239,69 @@ function resolveCoding(body: JsonObject, found: Lookups, prepared: Prepared): vo
   }
 }
 
+/**
+ * An Individual's household named by `household_external_id` (the household donor's
+ * `external_id`) instead of `household_id`; the command then judges the id as it judges any (a
+ * donor that is no Household, a row that is no Individual), on the column. A household not yet
+ * a donor may be a Household row earlier in the same file (`households`: each external id's
+ * first such row): the row joins it as it is written (runRow).
+ */
+function resolveHousehold(
+  body: JsonObject,
+  found: Lookups,
+  households: ReadonlyMap<string, number>,
+  prepared: Prepared,
+): void {
+  const column = 'household_external_id';
+  const externalId = text(body[column]);
+  delete body[column];
+  if (externalId === undefined) return;
+  const id = found.byExternalId.get(externalId);
+  const earlierRow = households.get(externalId);
+  if (body.household_id !== undefined) {
+    prepared.found.push({
+      param: column,
+      code: 'not_allowed',
+      message: 'name the household once: by household_id or household_external_id',
+    });
+    prepared.covered.push('household_id');
+    delete body.household_id;
+  } else if (id !== undefined) {
+    body.household_id = id;
+    prepared.namedBy.household_id = column;
+  } else if (earlierRow !== undefined && earlierRow < prepared.row) {
+    prepared.household = externalId;
+    prepared.namedBy.household_id = column;
+  } else {
+    prepared.found.push(notFound(column, 'donor'));
+    prepared.covered.push('household_id');
+  }
+}
+
+/**
+ * The first Household row of the file, up to the chunk's last row, of each external id the
+ * chunk's rows name as their household and no donor has yet: one query over the stored file.
+ */
+async function householdRowsOfFile(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  file: FileRow,
+  externalIds: string[],
+  lastRow: number,
+): Promise<Map<string, number>> {
+  const role = cellOfFile(file, 'role');
+  const externalId = cellOfFile(file, 'external_id');
+  if (!externalIds.length || !role || !externalId) return new Map();
+  const rows = await db.any(sql.type(z.object({ key: z.string(), row: z.number() }))`
+    SELECT trim(${externalId}) AS key, min(c.first_row + r.ordinality::int - 1)::int AS row
+    FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
+    WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}
+      AND c.first_row <= ${lastRow} AND ${role} = 'Household'
+      AND trim(${externalId}) = ANY(${sql.array(externalIds, 'text')})
+    GROUP BY 1`);
+  return new Map(rows.map((row) => [row.key, row.row]));
+}
+
 /** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
 function matchDonor(
   body: JsonObject,
@@ -260,9 +333,26 @@ export async function prepareChunk(
   raw: JsonValue[],
   firstRow: number,
 ): Promise<Prepared[]> {
-  const bodies = bodiesOf(file, imp.resource, raw);
-  const found = await lookups(db, imp.institution_id, bodies);
-  return bodies.map((body, index) => {
+  const rows = bodiesOf(file, imp.resource, raw);
+  const found = await lookups(
+    db,
+    imp.institution_id,
+    rows.map((row) => row?.body ?? null),
+  );
+  const households =
+    imp.resource === 'donors'
+      ? await householdRowsOfFile(
+          db,
+          imp,
+          file,
+          distinct(rows.map((row) => text(row?.body.household_external_id))).filter(
+            (externalId) => !found.byExternalId.has(externalId),
+          ),
+          firstRow + raw.length - 1,
+        )
+      : new Map<string, number>();
+  return rows.map((row, index) => {
+    const body = row?.body ?? null;
     const prepared: Prepared = {
       row: firstRow + index,
       command: imp.resource === 'donors' ? createDonor : createGift,
@@ -270,7 +360,8 @@ export async function prepareChunk(
       body: body ?? {},
       found: [],
       covered: [],
-      namedBy: {},
+      namedBy: { ...row?.columnOf },
+      household: null,
     };
     if (body === null) {
       prepared.found.push({
@@ -285,7 +376,10 @@ export async function prepareChunk(
       resolveDesignations(body, found, prepared);
       resolveGiftDonor(body, found, prepared);
       resolveCoding(body, found, prepared);
-    } else matchDonor(body, found, imp.on_match, prepared);
+    } else {
+      resolveHousehold(body, found, households, prepared);
+      matchDonor(body, found, imp.on_match, prepared);
+    }
     return prepared;
   });
 }
@@ -339,6 +433,67 @@ export interface RunMode {
   lookups: LookupCache;
 }
 
+/** The column an error's param stands for: `emails.1.address` is `emails.2.address` there. */
+function columnOf(prepared: Prepared, param: string | null): string | null {
+  if (param === null) return null;
+  for (const [field, column] of Object.entries(prepared.namedBy))
+    if (param === field || param.startsWith(`${field}.`))
+      return `${column}${param.slice(field.length)}`;
+  return param;
+}
+
+const donorId = z.object({ id: z.number() });
+
+/** The donor a household row of the file became, by its external id; null when none is. */
+async function householdOfFile(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  externalId: string,
+): Promise<number | null> {
+  return db.maybeOneFirst(sql.type(donorId)`
+    SELECT id FROM donors WHERE institution_id = ${institutionId} AND external_id = ${externalId}`);
+}
+
+/** The answer of a judgement made in a savepoint that must not stay. */
+class Judged extends Error {
+  constructor(readonly outcome: CommandOutcome) {
+    super('judged');
+  }
+}
+
+/**
+ * Judges a row that joins a household an earlier row of the file creates, before anything is
+ * written: against a household as that row will write it (a new Household, no members yet), put
+ * in a savepoint for the judgement and taken back with it. So the command judges every rule of
+ * `household_id` itself, and a dry run says what the commit does.
+ */
+async function judgeJoining(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  prepared: Prepared,
+  execute: (db: DatabaseTransactionConnection) => Promise<CommandOutcome>,
+): Promise<CommandOutcome> {
+  const externalId = prepared.household!;
+  try {
+    await db.transaction(async (inner) => {
+      // Another write may have created it meanwhile: then that one is the household.
+      const id =
+        (await inner.maybeOneFirst(sql.type(donorId)`
+          INSERT INTO donors (institution_id, role, last_name, external_id, status,
+                              gives_anonymously)
+          VALUES (${institutionId}, 'Household', ${externalId}, ${externalId}, 'active', false)
+          ON CONFLICT DO NOTHING
+          RETURNING id`)) ?? (await householdOfFile(inner, institutionId, externalId));
+      prepared.body.household_id = id;
+      throw new Judged(await execute(inner));
+    });
+  } catch (error) {
+    if (error instanceof Judged) return error.outcome;
+    throw error;
+  }
+  throw new Error('a judgement in a savepoint ended without its answer');
+}
+
 /** Judges (dry run) or writes one row with the command of the single-record write. */
 export async function runRow(
   db: DatabaseTransactionConnection,
@@ -351,6 +506,17 @@ export async function runRow(
     return prepared.found.length
       ? { row, kind: 'failed', errors: prepared.found }
       : { row, kind: 'skipped' };
+  if (prepared.household !== null && !mode.dryRun) {
+    // Found afresh on every run: a chunk run again row by row writes the household anew.
+    const id = await householdOfFile(db, institution.id, prepared.household);
+    if (id === null)
+      return {
+        row,
+        kind: 'failed',
+        errors: [...prepared.found, notFound('household_external_id', 'donor')],
+      };
+    prepared.body.household_id = id;
+  }
   const request = { params: prepared.params, body: prepared.body };
   const now = new Date().toISOString();
   // The row's own: a row that fails takes back its consequences with its write.
@@ -358,9 +524,13 @@ export async function runRow(
   const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups, consequences };
   try {
     const outcome =
-      mode.dryRun || !mode.savepoint
-        ? await command.execute({ db, ...context }, request)
-        : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
+      prepared.household !== null && mode.dryRun
+        ? await judgeJoining(db, institution.id, prepared, (inner) =>
+            command.execute({ db: inner, ...context }, request),
+          )
+        : mode.dryRun || !mode.savepoint
+          ? await command.execute({ db, ...context }, request)
+          : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
     return { row, kind: 'written', command, outcome, consequences };
   } catch (error) {
@@ -371,10 +541,7 @@ export async function runRow(
       prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));
     const own = errorsOf(command, error)
       .filter((problem) => !covered(problem.param))
-      .map((problem) => {
-        const column = problem.param === null ? undefined : prepared.namedBy[problem.param];
-        return column === undefined ? problem : { ...problem, param: column };
-      });
+      .map((problem) => ({ ...problem, param: columnOf(prepared, problem.param) }));
     return { row, kind: 'failed', errors: [...prepared.found, ...own] };
   }
 }

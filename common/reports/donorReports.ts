@@ -1,0 +1,192 @@
+import { sql, type FragmentSqlToken } from 'slonik';
+import { z } from 'zod';
+import type { FilterSpec, ListSpec } from '../pagination/listSpec.js';
+import { displayName } from '../resources/donors/present.js';
+import {
+  countedGift,
+  fiscalYearOf,
+  fiscalYearStart,
+  parseFiscalYear,
+  parseLevel,
+  unitDonors,
+  type Level,
+} from './fiscalYear.js';
+
+/**
+ * LYBUNT, SYBUNT and first-time donors (fundraising.md §5): cursor lists of donors (or
+ * households), newest donor first, each computed when asked from giving_months (migration
+ * 1735020000000_giving-months.sql), the counted giving of every donor and household per calendar
+ * month, which the writes keep current. A unit "counted" in a fiscal year when it has a row in
+ * one of the year's months (every row has gifts).
+ *
+ * Each report groups the institution's rows of the months it needs by unit, in the order of
+ * the table's key (institution, level, unit, month), and keeps the units its condition
+ * describes: a page reads the rows of the units it walks past, not the whole table.
+ */
+
+const reportRow = z.object({
+  institution_id: z.number(),
+  donor_id: z.number(),
+  role: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  organization_name: z.string().nullable(),
+  fiscal_year_total: z.string(),
+  previous_year_total: z.string(),
+  lifetime_total: z.string(),
+  last_gift_date: z.string(),
+  last_counted_year: z.number(),
+});
+type ReportRow = z.infer<typeof reportRow>;
+
+export const fiscalYearFilter: FilterSpec = {
+  shapesSource: true,
+  description: { kind: 'pattern', pattern: '^\\d{4}$', example: '2027' },
+  parse: parseFiscalYear,
+  condition: () => sql.fragment`true`,
+};
+
+export const levelFilter: FilterSpec = {
+  shapesSource: true,
+  description: { kind: 'enum', values: ['donor', 'household'] },
+  parse: parseLevel,
+  condition: () => sql.fragment`true`,
+};
+
+/** What each report keeps of a unit's months before the end of fiscal year Y. */
+interface Bounds {
+  /** First days of fiscal years Y−1, Y and Y+1. */
+  previous: FragmentSqlToken;
+  current: FragmentSqlToken;
+  next: FragmentSqlToken;
+}
+
+type Condition = (bounds: Bounds) => FragmentSqlToken;
+
+/**
+ * The report's rows: units with a row in a month before the end of fiscal year Y whose months
+ * meet `condition` (a HAVING over them), with their totals in Y and Y−1, their lifetime total,
+ * their latest counted gift and the last fiscal year they counted in (up to Y).
+ */
+function reportSource(condition: Condition) {
+  return (filters: Readonly<Record<string, string>>, institutionId: number): FragmentSqlToken => {
+    const year = Number(filters.fiscal_year);
+    const level: Level = filters.level === 'household' ? 'household' : 'donor';
+    const bounds: Bounds = {
+      previous: fiscalYearStart(institutionId, year - 1),
+      current: fiscalYearStart(institutionId, year),
+      next: fiscalYearStart(institutionId, year + 1),
+    };
+    const startMonth = sql.fragment`(SELECT fiscal_year_start_month FROM institutions
+                                     WHERE id = ${institutionId})`;
+    return sql.fragment`(
+      SELECT r.institution_id, r.unit_id AS donor_id,
+             d.role, d.first_name, d.last_name, d.organization_name,
+             r.fiscal_year_total::text, r.previous_year_total::text,
+             life.lifetime_total::text, life.last_gift_date::text,
+             ${fiscalYearOf(sql.fragment`r.last_month`, startMonth)} AS last_counted_year
+      FROM (SELECT m.institution_id, m.unit_id, max(m.month) AS last_month,
+                   coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.current}), 0)
+                     AS fiscal_year_total,
+                   coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.previous}
+                                                   AND m.month < ${bounds.current}), 0)
+                     AS previous_year_total
+            FROM giving_months m
+            WHERE m.institution_id = ${institutionId} AND m.level = ${level}
+              AND m.month < ${bounds.next}
+            GROUP BY m.institution_id, m.unit_id
+            HAVING ${condition(bounds)}) r
+      JOIN donors d ON d.institution_id = r.institution_id AND d.id = r.unit_id
+      CROSS JOIN LATERAL (
+        SELECT (SELECT sum(l.total) FROM giving_months l
+                WHERE l.institution_id = r.institution_id AND l.level = ${level}
+                  AND l.unit_id = r.unit_id) AS lifetime_total,
+               (SELECT max(g.gift_date) FROM gifts g
+                WHERE g.institution_id = r.institution_id
+                  AND g.donor_id = ANY(${unitDonors(institutionId, level, sql.fragment`r.unit_id`)})
+                  AND ${countedGift(sql.fragment`g`)} IS NOT NULL) AS last_gift_date) life
+    ) AS report`;
+  };
+}
+
+function reportList(name: string, condition: Condition): ListSpec<ReportRow> {
+  return {
+    endpoint: `/api/v1/reports/${name}`,
+    from: sql.fragment`report`,
+    source: reportSource(condition),
+    institutionColumn: sql.fragment`report.institution_id`,
+    key: sql.fragment`report.donor_id`,
+    columns: sql.fragment`report.*`,
+    row: reportRow,
+    keyOf: (row) => row.donor_id,
+    present: (row) => ({
+      object: 'report_row',
+      donor_id: row.donor_id,
+      display_name: displayName({
+        role: row.role as 'Individual',
+        first_name: row.first_name,
+        last_name: row.last_name,
+        organization_name: row.organization_name,
+      }),
+      last_gift_date: row.last_gift_date,
+      fiscal_year_total: Number(row.fiscal_year_total),
+      previous_year_total: Number(row.previous_year_total),
+      lifetime_total: Number(row.lifetime_total),
+      ...(name === 'sybunt' ? { last_counted_year: row.last_counted_year } : {}),
+    }),
+    filters: { fiscal_year: fiscalYearFilter, level: levelFilter },
+    required: ['fiscal_year'],
+  };
+}
+
+/** Counted in Y−1 and not in Y. */
+export const lybuntList = reportList(
+  'lybunt',
+  ({ previous, current }) =>
+    sql.fragment`max(m.month) < ${current} AND max(m.month) >= ${previous}`,
+);
+
+/** Counted in some year before Y−1, and in neither Y−1 nor Y. */
+export const sybuntList = reportList(
+  'sybunt',
+  ({ previous }) => sql.fragment`max(m.month) < ${previous}`,
+);
+
+/** Counted in Y for the first time ever. */
+export const firstTimeDonorList = reportList(
+  'first-time-donors',
+  ({ current }) => sql.fragment`min(m.month) >= ${current}`,
+);
+
+export const reportRowResponse = z
+  .object({
+    object: z.literal('report_row'),
+    donor_id: z.number().int().meta({
+      description:
+        'The donor; at `level=household`, the household (or a donor in no household), its members counted in it.',
+    }),
+    display_name: z.string(),
+    last_gift_date: z.string().meta({
+      format: 'date',
+      description:
+        'The date of its latest counted gift, ever (it may fall after the fiscal year asked).',
+    }),
+    fiscal_year_total: z.number().meta({ description: 'What it gave in the fiscal year asked.' }),
+    previous_year_total: z
+      .number()
+      .meta({ description: 'What it gave in the fiscal year before the one asked.' }),
+    lifetime_total: z.number().meta({ description: 'What it has given in all, to date.' }),
+  })
+  .meta({
+    description:
+      'One donor of a fiscal-year report. Amounts are in the institution’s base currency and count each gift’s base amount net of refunds; voided and fully refunded gifts, and pledges (their payments count), count nothing.',
+  });
+
+export const sybuntRowResponse = reportRowResponse.extend({
+  last_counted_year: z
+    .number()
+    .int()
+    .meta({
+      description: 'The last fiscal year it counted in (before the one before the year asked).',
+    }),
+});

@@ -116,7 +116,12 @@ function unitsOf(gifts: readonly Counted[], household: boolean, start: number) {
   const units = new Map<number, UnitYears>();
   for (const gift of gifts) {
     const unit = household ? gift.household_unit : gift.donor_id;
-    const found = units.get(unit) ?? { years: new Map(), lifetime: 0, dates: [], largest: 0 };
+    const found: UnitYears = units.get(unit) ?? {
+      years: new Map(),
+      lifetime: 0,
+      dates: [],
+      largest: 0,
+    };
     const year = fiscalYearOf(gift.gift_date, start);
     const [total, count] = found.years.get(year) ?? [0, 0];
     found.years.set(year, [total + cents(gift.net), count + 1]);

@@ -9,8 +9,20 @@ let service: TestService;
 let tenant: Tenant;
 let other: Tenant;
 
+type Name =
+  | 'kept'
+  | 'lapsed'
+  | 'old'
+  | 'back'
+  | 'fresh'
+  | 'refunded'
+  | 'voided'
+  | 'partial'
+  | 'pledger'
+  | 'household'
+  | 'member';
 /** Donor ids by name. */
-const donors: Record<string, number> = {};
+const donors = {} as Record<Name, number>;
 
 interface Row {
   object: string;

@@ -183,10 +183,10 @@ export const reportRowResponse = z
   });
 
 export const sybuntRowResponse = reportRowResponse.extend({
-  last_counted_year: z
-    .number()
-    .int()
-    .meta({
-      description: 'The last fiscal year it counted in (before the one before the year asked).',
-    }),
+  last_counted_year: z.number().int().meta({
+    description: 'The last fiscal year it counted in (before the one before the year asked).',
+  }),
 });
+
+/** The same row, its own schema for its own list's document. */
+export const firstTimeDonorRowResponse = reportRowResponse.extend({});

@@ -7,6 +7,7 @@ import type {
 import {
   firstTimeDonorList,
   lybuntList,
+  firstTimeDonorRowResponse,
   reportRowResponse,
   sybuntList,
   sybuntRowResponse,
@@ -66,7 +67,7 @@ export const donorReports: readonly ReportDescriptor[] = [
   {
     path: '/reports/first-time-donors',
     list: firstTimeDonorList,
-    item: reportRowResponse,
+    item: firstTimeDonorRowResponse,
     text: {
       tag: TAG,
       tagDescription: TAG_DESCRIPTION,

@@ -53,20 +53,25 @@ export const levelFilter: FilterSpec = {
   condition: () => sql.fragment`true`,
 };
 
-/** What each report keeps of a unit's months before the end of fiscal year Y. */
+/** The first days of fiscal years Y−1, Y and Y+1. */
 interface Bounds {
-  /** First days of fiscal years Y−1, Y and Y+1. */
   previous: FragmentSqlToken;
   current: FragmentSqlToken;
   next: FragmentSqlToken;
 }
 
+/**
+ * A unit's months as the reports see them (`r`): `last_month` and `first_month`, its last and
+ * first counted months before the end of fiscal year Y, and the month it first counted ever.
+ */
 type Condition = (bounds: Bounds) => FragmentSqlToken;
 
 /**
- * The report's rows: units with a row in a month before the end of fiscal year Y whose months
- * meet `condition` (a HAVING over them), with their totals in Y and Y−1, their lifetime total,
- * their latest counted gift and the last fiscal year they counted in (up to Y).
+ * The report's rows: the institution's units, newest first, each with its months aggregated
+ * (a few rows of giving_months, read by its key) and kept when `condition` holds: a page walks
+ * the units from its position and stops when it is full, whatever the institution's size.
+ * Units are donors at `donor` level; at `household` level, donors in no household (households
+ * among them), whose rows count their members'.
  */
 function reportSource(condition: Condition) {
   return (filters: Readonly<Record<string, string>>, institutionId: number): FragmentSqlToken => {
@@ -80,31 +85,28 @@ function reportSource(condition: Condition) {
     const startMonth = sql.fragment`(SELECT fiscal_year_start_month FROM institutions
                                      WHERE id = ${institutionId})`;
     return sql.fragment`(
-      SELECT r.institution_id, r.unit_id AS donor_id,
+      SELECT d.institution_id, d.id AS donor_id,
              d.role, d.first_name, d.last_name, d.organization_name,
-             r.fiscal_year_total::text, r.previous_year_total::text,
-             life.lifetime_total::text, life.last_gift_date::text,
+             r.fiscal_year_total::text, r.previous_year_total::text, r.lifetime_total::text,
+             (SELECT max(g.gift_date) FROM gifts g
+              WHERE g.institution_id = d.institution_id
+                AND g.donor_id = ANY(${unitDonors(institutionId, level, sql.fragment`d.id`)})
+                AND ${countedGift(sql.fragment`g`)} IS NOT NULL)::text AS last_gift_date,
              ${fiscalYearOf(sql.fragment`r.last_month`, startMonth)} AS last_counted_year
-      FROM (SELECT m.institution_id, m.unit_id, max(m.month) AS last_month,
-                   coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.current}), 0)
-                     AS fiscal_year_total,
-                   coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.previous}
-                                                   AND m.month < ${bounds.current}), 0)
-                     AS previous_year_total
-            FROM giving_months m
-            WHERE m.institution_id = ${institutionId} AND m.level = ${level}
-              AND m.month < ${bounds.next}
-            GROUP BY m.institution_id, m.unit_id
-            HAVING ${condition(bounds)}) r
-      JOIN donors d ON d.institution_id = r.institution_id AND d.id = r.unit_id
+      FROM donors d
       CROSS JOIN LATERAL (
-        SELECT (SELECT sum(l.total) FROM giving_months l
-                WHERE l.institution_id = r.institution_id AND l.level = ${level}
-                  AND l.unit_id = r.unit_id) AS lifetime_total,
-               (SELECT max(g.gift_date) FROM gifts g
-                WHERE g.institution_id = r.institution_id
-                  AND g.donor_id = ANY(${unitDonors(institutionId, level, sql.fragment`r.unit_id`)})
-                  AND ${countedGift(sql.fragment`g`)} IS NOT NULL) AS last_gift_date) life
+        SELECT max(m.month) FILTER (WHERE m.month < ${bounds.next}) AS last_month,
+               min(m.month) AS first_month,
+               coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.current}
+                                               AND m.month < ${bounds.next}), 0)
+                 AS fiscal_year_total,
+               coalesce(sum(m.total) FILTER (WHERE m.month >= ${bounds.previous}
+                                               AND m.month < ${bounds.current}), 0)
+                 AS previous_year_total,
+               sum(m.total) AS lifetime_total
+        FROM giving_months m
+        WHERE m.institution_id = d.institution_id AND m.level = ${level} AND m.unit_id = d.id) r
+      WHERE ${level === 'household' ? sql.fragment`d.household_id IS NULL AND ` : sql.fragment``}${condition(bounds)}
     ) AS report`;
   };
 }
@@ -143,19 +145,19 @@ function reportList(name: string, condition: Condition): ListSpec<ReportRow> {
 export const lybuntList = reportList(
   'lybunt',
   ({ previous, current }) =>
-    sql.fragment`max(m.month) < ${current} AND max(m.month) >= ${previous}`,
+    sql.fragment`r.last_month >= ${previous} AND r.last_month < ${current}`,
 );
 
 /** Counted in some year before Y−1, and in neither Y−1 nor Y. */
 export const sybuntList = reportList(
   'sybunt',
-  ({ previous }) => sql.fragment`max(m.month) < ${previous}`,
+  ({ previous }) => sql.fragment`r.last_month < ${previous}`,
 );
 
 /** Counted in Y for the first time ever. */
 export const firstTimeDonorList = reportList(
   'first-time-donors',
-  ({ current }) => sql.fragment`min(m.month) >= ${current}`,
+  ({ current, next }) => sql.fragment`r.first_month >= ${current} AND r.first_month < ${next}`,
 );
 
 export const reportRowResponse = z

@@ -170,9 +170,11 @@ async function main(): Promise<void> {
         }),
       );
     phases.push(
+      // One at a time: each reads two fiscal years of every donor.
       await runPhase('GET /reports/retention', {
         url: `${base}/reports/retention?fiscal_year=${YEAR}`,
         ...reads,
+        connections: 1,
       }),
       await runPhase('GET /donors/{id}/giving-summary', {
         url: `${base}/donors/${donorIds[4242]}/giving-summary`,
@@ -208,23 +210,21 @@ async function main(): Promise<void> {
     );
     const ratio = kept.perSecond / before.perSecond;
     const verdict = (met: boolean) => (met ? 'met' : 'missed');
+    // A phase that completed no request met nothing.
+    const under = (phase: Phase, ms: number) => verdict(phase.perSecond > 0 && phase.p50 < ms);
     console.log(
       `\ngift create with the reports kept / before: ${ratio.toFixed(2)}x (target ≥ 0.9x: ${verdict(ratio >= 0.9)})`,
     );
     for (const [index, name] of ['lybunt', 'sybunt', 'first-time-donors'].entries())
       console.log(
-        `${name} first page p50: ${phases[2 + index]!.p50} ms (target < 50 ms: ${verdict(phases[2 + index]!.p50 < 50)})`,
+        `${name} first page p50: ${phases[2 + index]!.p50} ms (target < 50 ms: ${under(phases[2 + index]!, 50)})`,
       );
     const retention = phases[5]!;
     const summary = phases[6]!;
+    console.log(`retention p50: ${retention.p50} ms (target < 200 ms: ${under(retention, 200)})`);
+    console.log(`giving summary p50: ${summary.p50} ms (target < 10 ms: ${under(summary, 10)})`);
     console.log(
-      `retention p50: ${retention.p50} ms (target < 200 ms: ${verdict(retention.p50 < 200)})`,
-    );
-    console.log(
-      `giving summary p50: ${summary.p50} ms (target < 10 ms: ${verdict(summary.p50 < 10)})`,
-    );
-    console.log(
-      `plain aggregate over the gifts, same question: LYBUNT first page ${lybuntPlain.toFixed(0)} ms (${(lybuntPlain / phases[2]!.p50).toFixed(0)}x ours through the API), retention ${retentionPlain.toFixed(0)} ms (${(retentionPlain / retention.p50).toFixed(1)}x)`,
+      `plain aggregate over the gifts table, the same question (SQL alone, no HTTP), and its time ÷ ours through the API: LYBUNT first page ${lybuntPlain.toFixed(1)} ms (${(lybuntPlain / phases[2]!.p50).toFixed(2)}x), retention ${retentionPlain.toFixed(0)} ms (${(retentionPlain / retention.p50).toFixed(2)}x)`,
     );
   });
 }

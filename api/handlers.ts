@@ -10,8 +10,11 @@ import type { JsonObject } from '../common/json.js';
 import { listPage, type RangeReading } from '../common/pagination/listPage.js';
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec } from '../common/pagination/listSpec.js';
+import { writeReportCsv } from '../common/reports/csv.js';
 import type {
   ChildCollectionDescriptor,
+  InstitutionReadDescriptor,
+  ReadParameter,
   RecordReadDescriptor,
   Retrieval,
 } from '../common/resources/descriptor.js';
@@ -76,23 +79,43 @@ export function retrieveHandler(
  * GET /things/{id}/<read>: an answer computed about one record, its query parsed by the read's
  * own parameters. A record of another institution is as absent as a missing one.
  */
+/** A read's query parameters, each parsed; an absent optional one is null. */
+function readQueryOf(
+  req: Request,
+  parameters: Record<string, ReadParameter>,
+): Record<string, string | null> {
+  rejectUnknownQuery(req, Object.keys(parameters));
+  const query: Record<string, string | null> = {};
+  for (const [name, parameter] of Object.entries(parameters)) {
+    const raw = req.query[name];
+    if (raw === undefined) {
+      if (parameter.required) throw errors.parameterMissing(name);
+      query[name] = null;
+    } else if (typeof raw !== 'string') {
+      throw errors.invalidParameter(name, `${name} must be sent once, as text.`);
+    } else query[name] = parameter.parse(name, raw);
+  }
+  return query;
+}
+
+/** GET of a computed answer about the institution's records (a report that is one object). */
+export function institutionReadHandler(
+  pool: DatabasePool,
+  read: Pick<InstitutionReadDescriptor, 'query' | 'read'>,
+): RequestHandler {
+  return async (req, res) => {
+    const query = readQueryOf(req, read.query);
+    res.json(await read.read(pool, res.locals.principal.institution.id, query));
+  };
+}
+
 export function recordReadHandler(
   pool: DatabasePool,
   resource: string,
   read: Pick<RecordReadDescriptor, 'query' | 'read'>,
 ): RequestHandler {
   return async (req, res) => {
-    rejectUnknownQuery(req, Object.keys(read.query));
-    const query: Record<string, string | null> = {};
-    for (const [name, parameter] of Object.entries(read.query)) {
-      const raw = req.query[name];
-      if (raw === undefined) {
-        if (parameter.required) throw errors.parameterMissing(name);
-        query[name] = null;
-      } else if (typeof raw !== 'string') {
-        throw errors.invalidParameter(name, `${name} must be sent once, as text.`);
-      } else query[name] = parameter.parse(name, raw);
-    }
+    const query = readQueryOf(req, read.query);
     const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
     const body = id ? await read.read(pool, res.locals.principal.institution.id, id, query) : null;
     if (!body) throw errors.notFound(resource);
@@ -126,7 +149,6 @@ export interface ListSettings {
   ranges: RangeReading;
 }
 
-/** GET /things: one keyset page of the caller's records, reads straight from Postgres. */
 /** One page of a list on the cursor engine, for the institution asking. */
 function pageOf<Row>(
   pool: DatabasePool,
@@ -146,6 +168,46 @@ function pageOf<Row>(
     ttlSeconds: lists.ttlSeconds,
     ranges: lists.ranges,
   });
+}
+
+/**
+ * GET of a report list: a page as JSON, or with `Accept: text/csv` the whole report for its
+ * filters as CSV (writeReportCsv), which takes no cursor and no limit.
+ */
+export function reportListHandler<Row>(
+  pool: DatabasePool,
+  lists: ListSettings,
+  spec: ListSpec<Row>,
+  columns: readonly string[],
+): RequestHandler {
+  return async (req, res) => {
+    const institutionId = res.locals.principal.institution.id;
+    if (req.accepts(['application/json', 'text/csv']) !== 'text/csv') {
+      res.json(await pageOf(pool, lists, spec, req.query, institutionId));
+      return;
+    }
+    for (const param of ['limit', 'starting_after', 'ending_before'])
+      if (req.query[param] !== undefined)
+        throw errors.invalidParameter(
+          param,
+          `${param} is not used with Accept: text/csv, which answers the whole report.`,
+        );
+    const { filters } = parseListRequest(spec, req.query, {
+      institutionId,
+      secret: lists.secret,
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
+    res.status(200);
+    res.type('text/csv; charset=utf-8');
+    const name = spec.endpoint.split('/').at(-1)!;
+    res.setHeader('Content-Disposition', `attachment; filename="${name}.csv"`);
+    await writeReportCsv(pool, spec, columns, filters, institutionId, async (text) => {
+      if (res.destroyed) return false;
+      if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
+      return !res.destroyed;
+    });
+    res.end();
+  };
 }
 
 export function listHandler<Row>(

@@ -8,14 +8,17 @@ import { findInstitution, presentInstitution } from '../common/institutions.js';
 import { updateInstitutionCommand } from '../common/institutionUpdate.js';
 import type { DocumentedRoute, EndpointDoc } from '../common/openapi/routeDoc.js';
 import type { ResourceDescriptor } from '../common/resources/descriptor.js';
+import { csvColumns } from '../common/reports/csv.js';
 import { resources } from '../common/resources/index.js';
 import {
   childListHandler,
   childRetrieveHandler,
   deliveryAttemptListHandler,
+  institutionReadHandler,
   listHandler,
   readHandler,
   recordReadHandler,
+  reportListHandler,
   retrieveEventHandler,
   retrieveHandler,
   writeHandler,
@@ -89,8 +92,14 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
     ...write('create').map((endpoint) => route('post', path, endpoint)),
     ...(resource.reports ?? []).map((report) =>
       route('get', report.path, {
-        handler: listHandler(pool, lists, report.list),
+        handler: reportListHandler(pool, lists, report.list, csvColumns(report.item)),
         doc: { kind: 'list', list: report.list, resource, report },
+      }),
+    ),
+    ...(resource.summaries ?? []).map((summary) =>
+      route('get', summary.path, {
+        handler: institutionReadHandler(pool, summary),
+        doc: { kind: 'institution-read', read: summary },
       }),
     ),
     route('get', `${path}/:id`, {

@@ -7,6 +7,7 @@ import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
+  InstitutionReadDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
   RecordReadDescriptor,
@@ -247,7 +248,18 @@ function listOperation(
       ...filterParameters(list, resource?.filterNotes ?? report!.filterNotes),
     ],
     responses: {
-      '200': success('One page of the list.', schemaRef(`${component}List`)),
+      '200': report
+        ? {
+            ...success(
+              "One page of the report; with `Accept: text/csv`, the whole report for its filters as CSV (a header row of the row’s fields, nested ones as `object.field`; cells a spreadsheet would run as formulas prefixed with `'`), which takes no `limit` or cursor.",
+              schemaRef(`${component}List`),
+            ),
+            content: {
+              'application/json': { schema: schemaRef(`${component}List`) },
+              'text/csv': { schema: { type: 'string' } },
+            },
+          }
+        : success('One page of the list.', schemaRef(`${component}List`)),
       ...errorResponses(
         listErrors({ query: list.required?.length ? ['parameter_missing'] : [] }),
         needs,
@@ -839,6 +851,40 @@ function recordReadOperation(
   };
 }
 
+/** GET /reports/<name>: a computed answer about the institution's records, one object. */
+function institutionReadOperation(read: InstitutionReadDescriptor, needs: Needs): JsonSchema {
+  needs.responses.set(read.text.component, read.response);
+  const parameters = Object.entries(read.query);
+  return {
+    operationId: read.text.operationId,
+    summary: read.text.summary,
+    description: read.text.description,
+    tags: [read.text.tag],
+    parameters: parameters.map(([name, parameter]) => ({
+      name,
+      in: 'query',
+      required: parameter.required,
+      description: parameter.description,
+      schema: parameter.schema,
+    })),
+    responses: {
+      '200': success(read.text.summary + '.', schemaRef(read.text.component)),
+      ...errorResponses(
+        [
+          'invalid_parameter',
+          ...(parameters.some(([, parameter]) => parameter.required)
+            ? (['parameter_missing'] as const)
+            : []),
+          ...authentication,
+          ...ourSide,
+        ],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -864,6 +910,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
     case 'record-read':
       return recordReadOperation(route.doc.resource, route.doc.read, needs);
+    case 'institution-read':
+      return institutionReadOperation(route.doc.read, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

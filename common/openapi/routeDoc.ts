@@ -3,6 +3,7 @@ import type { ListSpec } from '../pagination/listSpec.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
+  InstitutionReadDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
   RecordReadDescriptor,
@@ -33,6 +34,7 @@ export type EndpointDoc =
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'listed-under'; listed: RecordListDescriptor; resource: ResourceDescriptor }
   | { kind: 'record-read'; read: RecordReadDescriptor; resource: ResourceDescriptor }
+  | { kind: 'institution-read'; read: InstitutionReadDescriptor }
   | { kind: 'institution' }
   | { kind: 'institution-update' }
   | { kind: 'event-list'; list: ListDoc }

@@ -111,18 +111,19 @@ function pageRowSchema<Row>(row: z.ZodType<Row>): z.ZodType<PageRow<Row>> {
  * the position. A sorted list compares (value, key) rows instead of the key.
  */
 export function pageStatement<Row>(
-  spec: ListSpec<Row>,
+  list: ListSpec<Row>,
   request: ListRequest,
   institutionId: number,
   ranges: RangeReading = DEFAULT_RANGE_READING,
 ): QuerySqlToken<z.ZodType<PageRow<Row>>> {
+  const spec = list.source ? { ...list, from: list.source(request.filters, institutionId) } : list;
   const scope: FragmentSqlToken[] = [
     sql.fragment`${spec.institutionColumn} = ${institutionId}`,
     ...(spec.where ? [spec.where] : []),
   ];
-  const filters = Object.entries(request.filters).map(([name, value]) =>
-    spec.filters[name]!.condition(value),
-  );
+  const filters = Object.entries(request.filters)
+    .filter(([name]) => !spec.filters[name]!.shapesSource)
+    .map(([name, value]) => spec.filters[name]!.condition(value));
   const where = (extra: FragmentSqlToken | null) =>
     and(extra ? [...scope, ...filters, extra] : [...scope, ...filters]);
   const keyset = keysetOf(spec);

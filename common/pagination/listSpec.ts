@@ -24,6 +24,11 @@ export interface FilterSpec {
   /** What the filter accepts; a filter that reads its value with parseIdParameter may omit it. */
   description?: FilterDescription;
   /**
+   * The filter chooses what the list is made of (a report's fiscal year), through the list's
+   * `source`, rather than being a condition on its rows: `condition` is not used.
+   */
+  shapesSource?: boolean;
+  /**
    * The column's values rise with the list's key (a gift's date with its id), and an index on
    * (institution, column, key) serves a range of them: its pages are read windowed
    * (listPage.ts), so that a range far from the newest rows costs its own size.
@@ -55,6 +60,12 @@ export interface SortValue {
 export interface ListSpec<Row> {
   endpoint: string;
   from: FragmentSqlToken;
+  /**
+   * A list whose rows are computed from its filters (a report for one fiscal year): the
+   * relation the page reads instead of `from`, made from the filters sent or pinned (those
+   * marked `shapesSource` among them) and the institution asking.
+   */
+  source?(filters: Readonly<Record<string, string>>, institutionId: number): FragmentSqlToken;
   institutionColumn: FragmentSqlToken;
   /** A condition every row of the list meets, whatever the filters (none when absent). */
   where?: FragmentSqlToken;

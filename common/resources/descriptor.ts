@@ -104,6 +104,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
   consequences?: readonly ConsequenceDescriptor[];
   /** Lists mounted under the resource's path (before `/{id}`). */
   reports?: readonly ReportDescriptor[];
+  /** Reports that are one object (GET at their own path, with query parameters). */
+  summaries?: readonly InstitutionReadDescriptor[];
   /** Writes on one record beyond update and delete: POST `<path>/{id}/<name>`. */
   actions?: readonly ActionDescriptor[];
   /** Records that belong to one record: GET and POST `<path>/{id}/<name>`. */
@@ -143,6 +145,29 @@ export interface RecordReadDescriptor {
   ): Promise<JsonObject | null>;
   response: z.ZodType;
   text: { component: string; operationId: string; summary: string; description: string };
+}
+
+/**
+ * A computed answer about the institution's records that is one object, not a list (donor
+ * retention in a fiscal year): GET `<path>` with its query parameters.
+ */
+export interface InstitutionReadDescriptor {
+  /** Under /api/v1, e.g. `/reports/retention`. */
+  path: string;
+  query: Record<string, ReadParameter>;
+  read(
+    db: CommonQueryMethods,
+    institutionId: number,
+    query: Record<string, string | null>,
+  ): Promise<JsonObject>;
+  response: z.ZodType;
+  text: {
+    tag: string;
+    component: string;
+    operationId: string;
+    summary: string;
+    description: string;
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { donorReports, givingSummaryRead, retentionReport } from '../../reports/index.js';
 import { consents } from '../consents/index.js';
 import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
@@ -34,7 +35,9 @@ export const donors: ResourceDescriptor = {
   list: donorList,
   retrieve: retrieveDonor,
   children: [consents],
-  reads: [eligibility],
+  reads: [eligibility, givingSummaryRead],
+  reports: donorReports,
+  summaries: [retentionReport],
   text: {
     tag: 'Donors',
     component: 'Donor',

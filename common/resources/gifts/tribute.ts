@@ -8,7 +8,6 @@ import { presentAddress } from '../donors/present.js';
 import { addressResponse } from '../donors/response.js';
 import { addressSchema, donorReference } from '../donors/schema.js';
 import { calendarDay, reference } from '../responseFields.js';
-import type { GiftRow } from './schema.js';
 
 /** A gift given in someone's honour or memory (fundraising.md §4). */
 export const tributeTypes = ['in_honor_of', 'in_memory_of'] as const;
@@ -92,7 +91,7 @@ export const tributeWriteAs = {
  */
 export function storeTribute(
   tribute: TributeInput | null | undefined,
-  existing: GiftRow | null,
+  existing: TributeFields | null,
 ): TributeFields {
   if (!tribute)
     return {
@@ -128,7 +127,7 @@ export function storeTribute(
  */
 export async function checkTribute(
   ctx: CommandContext,
-  check: RecordCheck<GiftRow>,
+  check: RecordCheck<TributeFields>,
 ): Promise<void> {
   const honoree = tributeRulesWithoutLookup(check);
   if (honoree === null) return;
@@ -140,7 +139,7 @@ export async function checkTribute(
  * The tribute's rules that need no lookup (checkTribute's others); answers the honoree donor
  * to look up, when the tribute newly names one.
  */
-export function tributeRulesWithoutLookup(check: RecordCheck<GiftRow>): number | null {
+export function tributeRulesWithoutLookup(check: RecordCheck<TributeFields>): number | null {
   const { validation, existing } = check;
   if (!validation.sent.has('tribute') || !check.valid('tribute')) return null;
   const tribute = check.record.tribute as TributeInput;
@@ -193,7 +192,7 @@ export const tributeResponse = z
   .describe('The person the gift honours or remembers; null for a gift without a tribute.');
 export type TributeResponse = z.infer<typeof tributeResponse>;
 
-export function presentTribute(row: GiftRow): TributeResponse {
+export function presentTribute(row: TributeFields): TributeResponse {
   const tribute = row.tribute;
   if (!tribute) return null;
   return {

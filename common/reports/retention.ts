@@ -1,0 +1,107 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { JsonObject } from '../json.js';
+import { fiscalYearStart, type Level } from './fiscalYear.js';
+
+const retentionRow = z.object({
+  previous_donors: z.number(),
+  retained: z.number(),
+  new: z.number(),
+  recaptured: z.number(),
+  lapsed: z.number(),
+  upgraded: z.number(),
+  downgraded: z.number(),
+  unchanged: z.number(),
+  previous_amount: z.string(),
+  amount: z.string(),
+});
+
+/**
+ * `GET /reports/retention` (fundraising.md §5, the Fundraising Effectiveness Project's
+ * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months;
+ * whether a unit new in Y had counted before Y−1 (recaptured) is looked up for those units only.
+ */
+export async function findRetention(
+  db: CommonQueryMethods,
+  institutionId: number,
+  year: number,
+  level: Level,
+): Promise<JsonObject> {
+  const previous = fiscalYearStart(institutionId, year - 1);
+  const current = fiscalYearStart(institutionId, year);
+  const next = fiscalYearStart(institutionId, year + 1);
+  const row = await db.one(sql.type(retentionRow)`
+    WITH units AS MATERIALIZED (
+      SELECT m.unit_id,
+             sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
+             sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
+      FROM giving_months m
+      WHERE m.institution_id = ${institutionId} AND m.level = ${level}
+        AND m.month >= ${previous} AND m.month < ${next}
+      GROUP BY m.unit_id),
+    arrived AS (
+      SELECT EXISTS (SELECT 1 FROM giving_months e
+                     WHERE e.institution_id = ${institutionId} AND e.level = ${level}
+                       AND e.unit_id = units.unit_id AND e.month < ${previous}) AS before
+      FROM units WHERE previous_total IS NULL)
+    SELECT count(previous_total)::int AS previous_donors,
+           count(*) FILTER (WHERE previous_total IS NOT NULL AND total IS NOT NULL)::int
+             AS retained,
+           (SELECT count(*) FROM arrived WHERE NOT before)::int AS new,
+           (SELECT count(*) FROM arrived WHERE before)::int AS recaptured,
+           count(*) FILTER (WHERE total IS NULL)::int AS lapsed,
+           count(*) FILTER (WHERE total > previous_total)::int AS upgraded,
+           count(*) FILTER (WHERE total < previous_total)::int AS downgraded,
+           count(*) FILTER (WHERE total = previous_total)::int AS unchanged,
+           coalesce(sum(previous_total), 0)::text AS previous_amount,
+           coalesce(sum(total), 0)::text AS amount
+    FROM units`);
+  const rate =
+    row.previous_donors === 0
+      ? null
+      : Math.round((row.retained / row.previous_donors) * 10_000) / 10_000;
+  return {
+    object: 'retention',
+    fiscal_year: year,
+    level,
+    previous_donors: row.previous_donors,
+    retained: row.retained,
+    retention_rate: rate,
+    new: row.new,
+    recaptured: row.recaptured,
+    lapsed: row.lapsed,
+    upgraded: row.upgraded,
+    downgraded: row.downgraded,
+    unchanged: row.unchanged,
+    previous_amount: Number(row.previous_amount),
+    amount: Number(row.amount),
+  };
+}
+
+const count = (description: string) => z.number().int().meta({ description });
+
+export const retentionResponse = z
+  .object({
+    object: z.literal('retention'),
+    fiscal_year: z.number().int(),
+    level: z.enum(['donor', 'household']),
+    previous_donors: count('Donors who counted in the fiscal year before.'),
+    retained: count('Counted in the year before and in this year.'),
+    retention_rate: z.number().nullable().meta({
+      description: '`retained ÷ previous_donors`, to 4 decimals; null when `previous_donors` is 0.',
+    }),
+    new: count('Counted in this year for the first time ever.'),
+    recaptured: count(
+      'Counted in this year, not in the year before, and in some year before that.',
+    ),
+    lapsed: count('Counted in the year before, not in this year.'),
+    upgraded: count('Retained, and gave more this year than the year before.'),
+    downgraded: count('Retained, and gave less this year than the year before.'),
+    unchanged: count('Retained, and gave the same in both years.'),
+    previous_amount: z.number().meta({ description: 'The total counted in the year before.' }),
+    amount: z.number().meta({ description: 'The total counted in this year.' }),
+  })
+  .meta({
+    description:
+      'Donor retention in a fiscal year, with the Fundraising Effectiveness Project’s definitions. A donor counts in a year with a counted gift in it (not voided, its base amount net of refunds above 0; pledges count through their payments only).',
+  });

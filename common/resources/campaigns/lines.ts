@@ -6,17 +6,18 @@ import type { LineCodes } from './recordCoding.js';
 import { MAX_CAMPAIGN_DEPTH } from './schema.js';
 
 /**
- * What a gift's coded lines are, from the gift as stored: one line per designation, or the gift
+ * What the coded lines of gifts are (`gifts`: rows of the gifts table, the gift as stored or as a
+ * statement is inserting it): one line per designation, or the gift
  * itself when it has none. A line's codes are its designation's own pair when it carries a
  * code, else the gift's (codesOfPart); a line coded only to an appeal counts toward the appeal's campaign (an appeal keeps its campaign
  * while anything is coded to it). It counts its base amount net of refunds while the gift is
  * posted and converted. Lines without any code are not kept: nothing sums them.
  */
-const linesOfGift = (institutionId: number, giftId: number) => sql.fragment`
+export const linesOf = (institutionId: number, gifts: FragmentSqlToken) => sql.fragment`
   SELECT g.institution_id, g.id AS gift_id, l.line, g.donor_id, l.fund_id,
          coalesce(l.campaign_id, a.campaign_id) AS campaign_id, l.appeal_id, l.base_net,
          g.status = 'posted' AND l.base_net IS NOT NULL AS counted
-  FROM gifts g
+  FROM ${gifts} AS g
   CROSS JOIN LATERAL (
     SELECT t.ordinality::int AS line, (t.part ->> 'fund_id')::bigint AS fund_id,
            CASE WHEN t.part ?| ARRAY['campaign_id', 'appeal_id']
@@ -30,10 +31,15 @@ const linesOfGift = (institutionId: number, giftId: number) => sql.fragment`
     SELECT 1, NULL, g.campaign_id, g.appeal_id, g.base_amount - g.base_amount_refunded
     WHERE g.designations = '[]'
   ) AS l
-  LEFT JOIN appeals a ON a.institution_id = g.institution_id AND a.id = l.appeal_id
+  LEFT JOIN appeals a ON a.institution_id = ${institutionId} AND a.id = l.appeal_id
     AND l.campaign_id IS NULL
-  WHERE g.institution_id = ${institutionId} AND g.id = ${giftId}
-    AND (l.campaign_id IS NOT NULL OR l.appeal_id IS NOT NULL)`;
+  WHERE l.campaign_id IS NOT NULL OR l.appeal_id IS NOT NULL`;
+
+const linesOfGift = (institutionId: number, giftId: number) =>
+  linesOf(
+    institutionId,
+    sql.fragment`(SELECT * FROM gifts WHERE institution_id = ${institutionId} AND id = ${giftId})`,
+  );
 
 /** A row of gift_lines, as the totals need it. */
 const lineRow = z.object({
@@ -242,7 +248,7 @@ async function applyToCounts(
  * `closure (campaign_id, ancestor_id, depth)`: each campaign of the institution (those `which`
  * names) with itself (depth 0) and every campaign above it, the walk bounded as the tree is.
  */
-const closure = (institutionId: number, which: FragmentSqlToken) => sql.fragment`
+export const closure = (institutionId: number, which: FragmentSqlToken) => sql.fragment`
   WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
     SELECT id, id, 0 FROM campaigns WHERE institution_id = ${institutionId} ${which}
     UNION ALL

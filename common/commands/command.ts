@@ -130,7 +130,7 @@ export interface StatementFollowUp {
   hints: JsonObject;
   /** Whether `hints` (a jsonb expression) still hold, holding what they rely on. */
   guard(hints: FragmentSqlToken): FragmentSqlToken;
-  /** Further steps of the statement's WITH over `created`, a query of `(id, fields jsonb)`. */
+  /** Further steps of the statement's WITH (comma-separated) over `created`, a query of `(id, fields jsonb)`. */
   steps(created: FragmentSqlToken): FragmentSqlToken;
 }
 

@@ -282,7 +282,7 @@ function createsAsSteps(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       parts.map((part) => part.steps),
       sql.fragment`,`,
     )}
-    ${followUp && followed.length ? followUp.steps(sql.fragment`${sql.join(followed, sql.fragment` UNION ALL `)}`) : sql.fragment``}
+    ${followUp && followed.length ? sql.fragment`, ${followUp.steps(sql.fragment`${sql.join(followed, sql.fragment` UNION ALL `)}`)}` : sql.fragment``}
     ${sql.join(
       parts.map((part) => part.answer),
       sql.fragment` UNION ALL `,
@@ -395,21 +395,35 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
     names.map((name) => sql.identifier(['f', name])),
     sql.fragment`, `,
   );
-  return sql.fragment`
-    WITH admitted AS MATERIALIZED (
-      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
-      FROM json_to_recordset(${sql.json(rows)}) AS m(
+  const requested = sql.fragment`json_to_recordset(${sql.json(rows)}) AS m(
         member int, api_key_id text, source text, key text, fingerprint text, ttl_seconds int,
         template text, location text, type text, object_type text, request_id text,
         event_api_key_id text, fields json, base_currency text, rate_currency text, rate_on date,
         rate numeric, hints jsonb${sql.join(
           referenceColumns.map((column) => sql.fragment`, ${column} int8[]`),
           sql.fragment``,
-        )})
-      WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
+        )})`;
+  // A follow-up's guard is judged once per distinct hints: the creates of a batch mostly share
+  // theirs (gifts coded alike).
+  const guarded = followUp
+    ? sql.fragment`
+    WITH requested AS MATERIALIZED (SELECT * FROM ${requested}),
+    hinted AS MATERIALIZED (
+      SELECT h.hints, ${followUp.guard(sql.fragment`h.hints`)} AS holds
+      FROM (SELECT DISTINCT hints FROM requested) AS h),
+    admitted AS MATERIALIZED (
+      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
+      FROM requested AS m
+      WHERE (SELECT holds FROM hinted WHERE hinted.hints = m.hints) AND`
+    : sql.fragment`
+    WITH admitted AS MATERIALIZED (
+      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
+      FROM ${requested}
+      WHERE`;
+  return sql.fragment`${guarded}
+        EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
         ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}
-        ${sameBase} ${sameRate}
-        ${followUp ? sql.fragment`AND ${followUp.guard(sql.fragment`m.hints`)}` : sql.fragment``}),
+        ${sameBase} ${sameRate}),
     inserted AS (
       INSERT INTO ${sql.identifier([table.name])} (institution_id, ${columns})
       SELECT ${institutionId}, ${values}
@@ -440,9 +454,9 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       ORDER BY a.n)
     ${
       followUp
-        ? followUp.steps(
+        ? sql.fragment`, ${followUp.steps(
             sql.fragment`SELECT c.id, a.fields::jsonb AS fields FROM admitted a JOIN created c ON c.n = a.n`,
-          )
+          )}`
         : sql.fragment``
     }
     SELECT a.member, s.response_body, s.location

@@ -19,12 +19,8 @@ import {
 import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
 import { hintedAppealCampaign } from '../campaigns/hints.js';
-import { writeGiftLines } from '../campaigns/lines.js';
-import {
-  codedLinesHold,
-  codedLinesSteps,
-  type CodedLinesHints,
-} from '../campaigns/linesInStatement.js';
+import { newLinesSteps, writeGiftLines } from '../campaigns/lines.js';
+import { codedLinesHold, type CodedLinesHints } from '../campaigns/linesInStatement.js';
 import {
   checkRecordCoding,
   codeGone,
@@ -524,7 +520,7 @@ function giftInOneStatement(
               kind: 'gift_lines',
               hints: codes,
               guard: (hints) => codedLinesHold(institutionId, hints),
-              steps: (created) => codedLinesSteps(institutionId, created),
+              steps: (created) => newLinesSteps(institutionId, created),
             },
           },
         }

@@ -5,7 +5,9 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
 
 /**
  * fundraising.md §3, over any sequence of coded gifts (in the base currency or another, split or
- * not, codes on the gift and on its designations), recodings, refunds, voids and deletes: after
+ * not, codes on the gift and on its designations; one at a time, or several sent at once, which a
+ * worker commits together in one statement with their lines and totals), recodings, refunds,
+ * voids and deletes: after
  * every step `gift_lines` holds exactly the lines a plain recomputation from the gifts gives
  * (a designation's own pair of codes when it carries one, else the gift's; a line coded only to
  * an appeal takes the appeal's campaign; its base amount net of refunds; counted while posted),

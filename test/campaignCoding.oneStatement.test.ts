@@ -121,6 +121,8 @@ test('coded gifts sent at once: each answered as stored, one event each, and pro
         : { fund_id: funds[n % 2] }),
     };
   });
+  // Uncoded gifts among them: a statement may hold both kinds, the lines written for the coded.
+  const uncoded = Array.from({ length: 10 }, (_, n) => gift({ amount: 1 + n }));
   const answers = await Promise.all(
     bodies.map((body) =>
       created<{ id: number; campaign_id: number | null; appeal_id: number | null }>(
@@ -128,6 +130,12 @@ test('coded gifts sent at once: each answered as stored, one event each, and pro
       ),
     ),
   );
+  const plainIds = await Promise.all(uncoded);
+  const plainLines = await service.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM gift_lines
+    WHERE institution_id = ${service.tenant.institutionId}
+      AND gift_id = ANY(${sql.array(plainIds, 'int8')})`);
+  expect(plainLines).toBe(0);
   for (const [index, answer] of answers.entries()) {
     const fetched = await service.call('GET', `/api/v1/gifts/${answer.id}`);
     expect(fetched.body).toEqual(answer);

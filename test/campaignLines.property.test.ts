@@ -5,7 +5,9 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
 
 /**
  * fundraising.md §3, over any sequence of coded gifts (in the base currency or another, split or
- * not, codes on the gift and on its designations), recodings, refunds, voids and deletes: after
+ * not, codes on the gift and on its designations; one at a time, or several sent at once, which a
+ * worker commits together in one statement with their lines and totals), recodings, refunds,
+ * voids and deletes: after
  * every step `gift_lines` holds exactly the lines a plain recomputation from the gifts gives
  * (a designation's own pair of codes when it carries one, else the gift's; a line coded only to
  * an appeal takes the appeal's campaign; its base amount net of refunds; counted while posted),
@@ -29,30 +31,39 @@ const code = (count: number) => fc.option(fc.nat(count - 1), { nil: null });
 const codes = fc.record({ campaign: code(4), appeal: code(3) });
 
 type Codes = { campaign: number | null; appeal: number | null };
+interface GiftOp {
+  kind: 'gift';
+  donor: number;
+  cents: number;
+  foreign: boolean;
+  codes: Codes;
+  parts: Codes[];
+}
 type Op =
-  | {
-      kind: 'gift';
-      donor: number;
-      cents: number;
-      foreign: boolean;
-      codes: Codes;
-      parts: Codes[];
-    }
+  | GiftOp
+  | { kind: 'burst'; gifts: GiftOp[] }
   | { kind: 'recode'; gift: number; codes: Codes; part: Codes | null }
   | { kind: 'refund'; gift: number; share: number }
   | { kind: 'void'; gift: number }
   | { kind: 'delete'; gift: number };
 
+const gift: fc.Arbitrary<GiftOp> = fc.record({
+  kind: fc.constant('gift' as const),
+  donor: fc.nat(1),
+  cents: fc.integer({ min: 3, max: 100_000 }),
+  foreign: fc.boolean(),
+  codes,
+  parts: fc.array(codes, { maxLength: 3 }),
+});
+
 const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: gift },
+  // Gifts sent at once, which a worker commits together, many coded gifts to one statement.
   {
-    weight: 4,
+    weight: 2,
     arbitrary: fc.record({
-      kind: fc.constant('gift' as const),
-      donor: fc.nat(1),
-      cents: fc.integer({ min: 3, max: 100_000 }),
-      foreign: fc.boolean(),
-      codes,
-      parts: fc.array(codes, { maxLength: 3 }),
+      kind: fc.constant('burst' as const),
+      gifts: fc.array(gift, { minLength: 2, maxLength: 6 }),
     }),
   },
   {
@@ -205,27 +216,36 @@ class World {
     return this.gifts.length ? this.gifts[index % this.gifts.length] : undefined;
   }
 
+  /** Creates the gift; answers its id. */
+  private async createGift(operation: GiftOp): Promise<number> {
+    const parts = operation.parts.slice(0, Math.min(operation.parts.length, operation.cents));
+    const each = Math.floor(operation.cents / Math.max(1, parts.length));
+    const designations = parts.map((part, index) => ({
+      fund_id: this.funds[index]!,
+      amount: (index === parts.length - 1 ? operation.cents - each * index : each) / 100,
+      ...this.body(part),
+    }));
+    const response = await this.call<{ id: number }>('POST', '/gifts', {
+      donor_id: this.donors[operation.donor]!,
+      amount: operation.cents / 100,
+      subject: 'Coded',
+      gift_date: '2026-03-15',
+      ...(operation.foreign ? { currency: 'EUR', exchange_rate: 1.234567 } : {}),
+      ...this.body(operation.codes),
+      designations,
+    });
+    expect(response.status).toBe(201);
+    return response.body.id;
+  }
+
   async apply(operation: Op): Promise<void> {
     switch (operation.kind) {
       case 'gift': {
-        const parts = operation.parts.slice(0, Math.min(operation.parts.length, operation.cents));
-        const each = Math.floor(operation.cents / Math.max(1, parts.length));
-        const designations = parts.map((part, index) => ({
-          fund_id: this.funds[index]!,
-          amount: (index === parts.length - 1 ? operation.cents - each * index : each) / 100,
-          ...this.body(part),
-        }));
-        const response = await this.call<{ id: number }>('POST', '/gifts', {
-          donor_id: this.donors[operation.donor]!,
-          amount: operation.cents / 100,
-          subject: 'Coded',
-          gift_date: '2026-03-15',
-          ...(operation.foreign ? { currency: 'EUR', exchange_rate: 1.234567 } : {}),
-          ...this.body(operation.codes),
-          designations,
-        });
-        expect(response.status).toBe(201);
-        this.gifts.push(response.body.id);
+        this.gifts.push(await this.createGift(operation));
+        return;
+      }
+      case 'burst': {
+        this.gifts.push(...(await Promise.all(operation.gifts.map((one) => this.createGift(one)))));
         return;
       }
       case 'recode': {

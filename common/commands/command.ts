@@ -93,22 +93,45 @@ export interface SingleStatementCreate {
    * insertRowsFragment). Every rule that needs no lookup has passed already, or this create
    * would be null.
    */
-  judged?: {
-    table: Table<Stored, object>;
-    fields: object;
-    /** The records the guard and the table's foreign keys hold the insert to, by reference. */
-    references: readonly { reference: Reference; ids: readonly number[] }[];
-    /**
-     * The base currency the create was judged in (a gift's rate follows from it): the insert
-     * holds only while the institution's is still this one (see baseCurrency).
-     */
-    baseCurrency?: string;
-    /**
-     * The exchange rate the create took from a hint (hints.ts): the insert holds only while it
-     * is still the rate of `currency` in effect on `on`.
-     */
-    rate?: { currency: string; on: string; rate: string };
-  };
+  judged?: JudgedCreate;
+  /**
+   * A create whose statement writes more than its row (a gift's coded lines): it has no
+   * `judged` (its row alone would leave the rest unwritten), and is committed by
+   * insertWithReceipts only, with `followUp`'s guard and steps.
+   */
+  followed?: { judged: JudgedCreate; followUp: StatementFollowUp };
+}
+
+/** A single-statement create's row as judged (SingleStatementCreate.judged). */
+export interface JudgedCreate {
+  table: Table<Stored, object>;
+  fields: object;
+  /** The records the guard and the table's foreign keys hold the insert to, by reference. */
+  references: readonly { reference: Reference; ids: readonly number[] }[];
+  /**
+   * The base currency the create was judged in (a gift's rate follows from it): the insert
+   * holds only while the institution's is still this one (see baseCurrency).
+   */
+  baseCurrency?: string;
+  /**
+   * The exchange rate the create took from a hint (hints.ts): the insert holds only while it
+   * is still the rate of `currency` in effect on `on`.
+   */
+  rate?: { currency: string; on: string; rate: string };
+}
+
+/**
+ * What a create's statement writes after its row, and what must hold for it to: creates of one
+ * `kind` share the steps, run once over all of the statement's rows.
+ */
+export interface StatementFollowUp {
+  kind: string;
+  /** What the create was judged with, which `guard` confirms. */
+  hints: JsonObject;
+  /** Whether `hints` (a jsonb expression) still hold, holding what they rely on. */
+  guard(hints: FragmentSqlToken): FragmentSqlToken;
+  /** Further steps of the statement's WITH (comma-separated) over `created`, a query of `(id, fields jsonb)`. */
+  steps(created: FragmentSqlToken): FragmentSqlToken;
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

@@ -7,7 +7,12 @@ import {
 } from 'slonik';
 import { z } from 'zod';
 import { liveKey } from '../auth/liveKey.js';
-import type { Consequence, SingleStatementCreate } from '../commands/command.js';
+import type {
+  Consequence,
+  JudgedCreate,
+  SingleStatementCreate,
+  StatementFollowUp,
+} from '../commands/command.js';
 import { consequenceTypeOf } from '../events/types.js';
 import { insertEvent, type WriteEvent } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
@@ -256,23 +261,52 @@ function createsAsRowsStatement(statement: FragmentSqlToken, prepared: boolean) 
   return sql.prepared(name, storedCreate)`${statement}`;
 }
 
-/** Each create as three steps of one WITH: a statement text of its own for every batch size. */
+/**
+ * Each create as three steps of one WITH: a statement text of its own for every batch size. The
+ * follow-up steps of the creates that have them run once, over all of those creates (their
+ * guards are in their inserts).
+ */
 function createsAsSteps(items: readonly ReceiptedCreate[]): FragmentSqlToken {
   const parts = items.map(createSteps);
+  const followed = items.flatMap((item, member) =>
+    item.create.followed
+      ? [
+          sql.fragment`SELECT c.id, ${sql.jsonb(item.create.followed.judged.fields as JsonObject)} AS fields
+            FROM ${sql.identifier([`created_${member}`])} c`,
+        ]
+      : [],
+  );
+  const followUp = followUpOf(items);
   return sql.fragment`
     WITH ${sql.join(
       parts.map((part) => part.steps),
       sql.fragment`,`,
     )}
+    ${followUp && followed.length ? sql.fragment`, ${followUp.steps(sql.fragment`${sql.join(followed, sql.fragment` UNION ALL `)}`)}` : sql.fragment``}
     ${sql.join(
       parts.map((part) => part.answer),
       sql.fragment` UNION ALL `,
     )}`;
 }
 
+/** The row of a create as judged, with or without a follow-up. */
+const judgedOf = (create: SingleStatementCreate): JudgedCreate | undefined =>
+  create.judged ?? create.followed?.judged;
+
+/**
+ * The follow-up of the creates that have one; they must share it (only gifts have one), or the
+ * statement cannot be built: a batch then tries each create alone.
+ */
+function followUpOf(items: readonly ReceiptedCreate[]): StatementFollowUp | null {
+  const followUps = items.flatMap((item) => item.create.followed?.followUp ?? []);
+  if (followUps.some((followUp) => followUp.kind !== followUps[0]!.kind))
+    throw new Error('creates of different follow-ups in one statement');
+  return followUps[0] ?? null;
+}
+
 /** What creates must share to be rows of one statement; null for a create that cannot be. */
 function shapeOf(item: ReceiptedCreate): string | null {
-  const { judged } = item.create;
+  const judged = judgedOf(item.create);
   if (!judged) return null;
   const references = judged.references.map(
     ({ reference }) => `${reference.table}:${reference.unusable?.statuses.join('|') ?? ''}`,
@@ -280,6 +314,7 @@ function shapeOf(item: ReceiptedCreate): string | null {
   return [
     item.receipt.institutionId,
     judged.table.name,
+    item.create.followed?.followUp.kind ?? '',
     Object.keys(judged.fields).join(','),
     ...references,
   ].join(';');
@@ -301,11 +336,13 @@ function sameShape(items: readonly ReceiptedCreate[]): boolean {
  * each inserted row is matched to its create (as insertRowsFragment does).
  */
 function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
-  const { table, fields, references } = items[0]!.create.judged!;
+  const { table, fields, references } = judgedOf(items[0]!.create)!;
+  const followUp = items[0]!.create.followed?.followUp ?? null;
   const institutionId = items[0]!.receipt.institutionId;
   const names = Object.keys(fields);
   const rows = items.map((item, member) => {
     const { create, receipt, event } = item;
+    const judged = judgedOf(create)!;
     const template = create.present({ ...create.fields, ...placeholders });
     return {
       member,
@@ -320,14 +357,13 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       object_type: event.objectType,
       request_id: event.requestId,
       event_api_key_id: event.apiKeyId,
-      fields: create.judged!.fields,
-      base_currency: create.judged!.baseCurrency ?? null,
-      rate_currency: create.judged!.rate?.currency ?? null,
-      rate_on: create.judged!.rate?.on ?? null,
-      rate: create.judged!.rate?.rate ?? null,
-      ...Object.fromEntries(
-        create.judged!.references.map(({ ids }, index) => [`ref_${index}`, ids]),
-      ),
+      fields: judged.fields,
+      base_currency: judged.baseCurrency ?? null,
+      rate_currency: judged.rate?.currency ?? null,
+      rate_on: judged.rate?.on ?? null,
+      rate: judged.rate?.rate ?? null,
+      hints: create.followed?.followUp.hints ?? null,
+      ...Object.fromEntries(judged.references.map(({ ids }, index) => [`ref_${index}`, ids])),
     };
   });
   // Each reference's ids as a bigint[] column of its own: `ref_0`, `ref_1`, …
@@ -359,18 +395,33 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
     names.map((name) => sql.identifier(['f', name])),
     sql.fragment`, `,
   );
-  return sql.fragment`
-    WITH admitted AS MATERIALIZED (
-      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
-      FROM json_to_recordset(${sql.json(rows)}) AS m(
+  const requested = sql.fragment`json_to_recordset(${sql.json(rows)}) AS m(
         member int, api_key_id text, source text, key text, fingerprint text, ttl_seconds int,
         template text, location text, type text, object_type text, request_id text,
         event_api_key_id text, fields json, base_currency text, rate_currency text, rate_on date,
-        rate numeric${sql.join(
+        rate numeric, hints jsonb${sql.join(
           referenceColumns.map((column) => sql.fragment`, ${column} int8[]`),
           sql.fragment``,
-        )})
-      WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
+        )})`;
+  // A follow-up's guard is judged once per distinct hints: the creates of a batch mostly share
+  // theirs (gifts coded alike).
+  const guarded = followUp
+    ? sql.fragment`
+    WITH requested AS MATERIALIZED (SELECT * FROM ${requested}),
+    hinted AS MATERIALIZED (
+      SELECT h.hints, ${followUp.guard(sql.fragment`h.hints`)} AS holds
+      FROM (SELECT DISTINCT hints FROM requested) AS h),
+    admitted AS MATERIALIZED (
+      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
+      FROM requested AS m
+      WHERE (SELECT holds FROM hinted WHERE hinted.hints = m.hints) AND`
+    : sql.fragment`
+    WITH admitted AS MATERIALIZED (
+      SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
+      FROM ${requested}
+      WHERE`;
+  return sql.fragment`${guarded}
+        EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
         ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}
         ${sameBase} ${sameRate}),
     inserted AS (
@@ -401,6 +452,13 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       FROM admitted a JOIN created c ON c.n = a.n
         JOIN stored s ON s.source = a.source AND s.key = a.key
       ORDER BY a.n)
+    ${
+      followUp
+        ? sql.fragment`, ${followUp.steps(
+            sql.fragment`SELECT c.id, a.fields::jsonb AS fields FROM admitted a JOIN created c ON c.n = a.n`,
+          )}`
+        : sql.fragment``
+    }
     SELECT a.member, s.response_body, s.location
     FROM admitted a JOIN stored s ON s.source = a.source AND s.key = a.key`;
 }

@@ -4,6 +4,7 @@ import type { CommandContext } from '../../commands/command.js';
 import type { FieldError } from '../../errors.js';
 import { appealReference } from '../appeals/schema.js';
 import { checkReferencesAt } from '../checks.js';
+import { hintAppealCampaign } from './hints.js';
 import { lockCampaignTreeShared } from './queries.js';
 import { campaignReference } from './schema.js';
 
@@ -73,6 +74,8 @@ export async function codingOf(ctx: CommandContext, lines: readonly CodedLine[])
         ORDER BY id ${ctx.dryRun ? sql.fragment`` : sql.fragment`FOR KEY SHARE`}`)
     : [];
   const appealOf = new Map(appeals.map((appeal) => [appeal.id, appeal]));
+  for (const appeal of appeals)
+    hintAppealCampaign(ctx.institution.id, appeal.id, appeal.campaign_id);
   // The appeals are read above with their campaigns, which checkReferencesAt does not read; it
   // judges them from that read, as it judges an import's read-ahead, so that an appeal is
   // answered in the words of every other reference.

@@ -6,17 +6,18 @@ import type { LineCodes } from './recordCoding.js';
 import { MAX_CAMPAIGN_DEPTH } from './schema.js';
 
 /**
- * What a gift's coded lines are, from the gift as stored: one line per designation, or the gift
+ * What the coded lines of gifts are (`gifts`: rows of the gifts table, the gift as stored or as a
+ * statement is inserting it): one line per designation, or the gift
  * itself when it has none. A line's codes are its designation's own pair when it carries a
  * code, else the gift's (codesOfPart); a line coded only to an appeal counts toward the appeal's campaign (an appeal keeps its campaign
  * while anything is coded to it). It counts its base amount net of refunds while the gift is
  * posted and converted. Lines without any code are not kept: nothing sums them.
  */
-const linesOfGift = (institutionId: number, giftId: number) => sql.fragment`
+export const linesOf = (institutionId: number, gifts: FragmentSqlToken) => sql.fragment`
   SELECT g.institution_id, g.id AS gift_id, l.line, g.donor_id, l.fund_id,
          coalesce(l.campaign_id, a.campaign_id) AS campaign_id, l.appeal_id, l.base_net,
          g.status = 'posted' AND l.base_net IS NOT NULL AS counted
-  FROM gifts g
+  FROM ${gifts} AS g
   CROSS JOIN LATERAL (
     SELECT t.ordinality::int AS line, (t.part ->> 'fund_id')::bigint AS fund_id,
            CASE WHEN t.part ?| ARRAY['campaign_id', 'appeal_id']
@@ -30,10 +31,15 @@ const linesOfGift = (institutionId: number, giftId: number) => sql.fragment`
     SELECT 1, NULL, g.campaign_id, g.appeal_id, g.base_amount - g.base_amount_refunded
     WHERE g.designations = '[]'
   ) AS l
-  LEFT JOIN appeals a ON a.institution_id = g.institution_id AND a.id = l.appeal_id
+  LEFT JOIN appeals a ON a.institution_id = ${institutionId} AND a.id = l.appeal_id
     AND l.campaign_id IS NULL
-  WHERE g.institution_id = ${institutionId} AND g.id = ${giftId}
-    AND (l.campaign_id IS NOT NULL OR l.appeal_id IS NOT NULL)`;
+  WHERE l.campaign_id IS NOT NULL OR l.appeal_id IS NOT NULL`;
+
+const linesOfGift = (institutionId: number, giftId: number) =>
+  linesOf(
+    institutionId,
+    sql.fragment`(SELECT * FROM gifts WHERE institution_id = ${institutionId} AND id = ${giftId})`,
+  );
 
 /** A row of gift_lines, as the totals need it. */
 const lineRow = z.object({
@@ -67,6 +73,17 @@ export async function writeGiftLines(
   // Where a line sits in the tree is read under the tree's lock (shared: gifts do not wait for
   // each other), so a campaign's move, which rebuilds the tree's counts, comes before or after.
   await lockCampaignTreeShared(db, institutionId);
+  // A gift coded nowhere before has no lines: its new ones only add, in one statement.
+  if (!coded(before) && !gone) {
+    await db.query(sql.unsafe`
+      WITH ${newLinesSteps(
+        institutionId,
+        sql.fragment`SELECT id, to_jsonb(g) AS fields FROM gifts g
+          WHERE g.institution_id = ${institutionId} AND g.id = ${gift.id}`,
+      )}
+      SELECT count(*) FROM lines_tree_gifts`);
+    return;
+  }
   const old = await db.any(sql.type(lineRow)`
     DELETE FROM gift_lines WHERE institution_id = ${institutionId} AND gift_id = ${gift.id}
     RETURNING ${lineColumns}`);
@@ -242,7 +259,7 @@ async function applyToCounts(
  * `closure (campaign_id, ancestor_id, depth)`: each campaign of the institution (those `which`
  * names) with itself (depth 0) and every campaign above it, the walk bounded as the tree is.
  */
-const closure = (institutionId: number, which: FragmentSqlToken) => sql.fragment`
+export const closure = (institutionId: number, which: FragmentSqlToken) => sql.fragment`
   WITH RECURSIVE closure (campaign_id, ancestor_id, depth) AS (
     SELECT id, id, 0 FROM campaigns WHERE institution_id = ${institutionId} ${which}
     UNION ALL
@@ -302,4 +319,78 @@ export async function rebuildCampaignTreeCounts(
            (SELECT count(*) FROM campaign_tree_donors d
             WHERE d.institution_id = ${institutionId} AND d.ancestor_id = c.id)
     FROM campaigns c WHERE c.institution_id = ${institutionId}`);
+}
+
+/**
+ * The writes of writeGiftLines for gifts that had no lines, whose lines therefore only add, as
+ * steps of one WITH (`lines_… AS (…)`, comma-separated): `gifts` is a query of the gifts
+ * `(id, fields)`, `fields` the jsonb of each gift's stored fields (a new gift's may leave out
+ * `status` and `base_amount_refunded`: posted, nothing refunded). The same sums as applyToTotals,
+ * summed over the gifts, each table's rows in key order and the tables in applyToTotals' order
+ * (each step reads the one before it to the end), so that writes of different gifts' lines lock
+ * the rows they share in one order. Used by a gift's one-statement create (codedLinesHold) and by
+ * writeGiftLines for a gift that was coded nowhere; test/campaignLines.property.test.ts holds
+ * both paths to a recomputation.
+ */
+export function newLinesSteps(institutionId: number, gifts: FragmentSqlToken): FragmentSqlToken {
+  const after = (step: string) =>
+    sql.fragment`CROSS JOIN (SELECT count(*) FROM ${sql.identifier([step])}) AS ${sql.identifier([`${step}_done`])}`;
+  // The columns of the gifts that linesOf reads, each gift's read from its fields once.
+  return sql.fragment`
+    lines_gifts AS MATERIALIZED (
+      SELECT ${institutionId}::bigint AS institution_id, r.id, g.donor_id, g.designations,
+             g.campaign_id, g.appeal_id, g.base_amount,
+             coalesce(g.status, 'posted') AS status,
+             coalesce(g.base_amount_refunded, 0) AS base_amount_refunded
+      FROM (${gifts}) AS r
+      CROSS JOIN LATERAL jsonb_to_record(r.fields)
+        AS g(donor_id bigint, designations jsonb, campaign_id bigint, appeal_id bigint,
+             base_amount numeric, status text, base_amount_refunded numeric)),
+    lines_written AS (
+      INSERT INTO gift_lines (institution_id, gift_id, line, donor_id, fund_id, campaign_id,
+                              appeal_id, base_net, counted)
+      ${linesOf(institutionId, sql.fragment`lines_gifts`)}
+      RETURNING gift_id, donor_id, fund_id, campaign_id, appeal_id, base_net, counted),
+    lines_counted AS (
+      SELECT * FROM lines_written WHERE counted AND campaign_id IS NOT NULL),
+    lines_totals AS (
+      INSERT INTO campaign_line_totals AS t
+        (institution_id, campaign_id, appeal_id, fund_id, raised, lines)
+      SELECT ${institutionId}, campaign_id, appeal_id, fund_id, sum(base_net), count(*)
+      FROM lines_counted
+      GROUP BY campaign_id, appeal_id, fund_id
+      ORDER BY campaign_id, appeal_id NULLS FIRST, fund_id NULLS FIRST
+      ON CONFLICT (institution_id, campaign_id, appeal_id, fund_id)
+      DO UPDATE SET raised = t.raised + excluded.raised, lines = t.lines + excluded.lines
+      RETURNING 1),
+    lines_above AS (
+      ${closure(institutionId, sql.fragment`AND id IN (SELECT campaign_id FROM lines_counted)`)}
+      SELECT l.gift_id, l.donor_id, c.ancestor_id
+      FROM lines_counted l JOIN closure c ON c.campaign_id = l.campaign_id
+      ${after('lines_totals')}),
+    lines_tree_gifts AS (
+      INSERT INTO campaign_tree_gifts (institution_id, ancestor_id, gift_id, lines)
+      SELECT ${institutionId}, ancestor_id, gift_id, count(*) FROM lines_above
+      GROUP BY ancestor_id, gift_id
+      ORDER BY ancestor_id, gift_id
+      RETURNING ancestor_id),
+    lines_tree_donors AS (
+      INSERT INTO campaign_tree_donors AS t (institution_id, ancestor_id, donor_id, lines)
+      SELECT ${institutionId}, ancestor_id, donor_id, count(*) FROM lines_above
+      ${after('lines_tree_gifts')}
+      GROUP BY ancestor_id, donor_id
+      ORDER BY ancestor_id, donor_id
+      ON CONFLICT (institution_id, ancestor_id, donor_id) DO UPDATE SET lines = t.lines + excluded.lines
+      RETURNING t.ancestor_id, t.xmax = 0 AS added),
+    lines_tree_counts AS (
+      INSERT INTO campaign_tree_counts AS t (institution_id, ancestor_id, gift_count, donor_count)
+      SELECT ${institutionId}, ancestor_id, sum(gifts), sum(donors)
+      FROM (SELECT ancestor_id, 1 AS gifts, 0 AS donors FROM lines_tree_gifts
+            UNION ALL
+            SELECT ancestor_id, 0, 1 FROM lines_tree_donors WHERE added) AS c
+      GROUP BY ancestor_id
+      ORDER BY ancestor_id
+      ON CONFLICT (institution_id, ancestor_id) DO UPDATE
+      SET gift_count = t.gift_count + excluded.gift_count,
+          donor_count = t.donor_count + excluded.donor_count)`;
 }

@@ -39,6 +39,15 @@ export async function lockCampaignTreeShared(
 }
 
 /**
+ * The shared lock as a condition of one statement, taken only if no move holds or awaits the
+ * tree: a statement cannot wait for a move, since it would then read the tree as it was before
+ * the move (its snapshot is older than the wait). False sends the write to the full path,
+ * which waits.
+ */
+export const tryLockCampaignTreeShared = (institutionId: number) => sql.fragment`
+  pg_try_advisory_xact_lock_shared(${CAMPAIGN_TREE_LOCK}, (${institutionId}::bigint % 2147483648)::int)`;
+
+/**
  * The campaign and the campaigns above it, nearest first, at most MAX_CAMPAIGN_DEPTH + 1 of them
  * (one more than a valid chain holds, so that a too-deep chain shows as too deep and the walk
  * ends even on a chain the tree should never have).

@@ -78,6 +78,14 @@ const LINE_CODES = 'line_codes';
 export const lineCodesOf = (record: Record<string, unknown>): LineCodes =>
   (record[LINE_CODES] as LineCodes | undefined) ?? noLineCodes;
 
+/**
+ * Leaves a record's effective line codes for its store, when they were settled without
+ * checkRecordCoding (a gift coded in one statement, whose guard judges its codes).
+ */
+export const settleLineCodes = (record: Record<string, unknown>, codes: LineCodes): void => {
+  record[LINE_CODES] = codes;
+};
+
 /** Every code a stored record carries: what it keeps even once closed. */
 export function heldCodes(
   record: (Codes & LineCodes & { designations: readonly CodedPart[] }) | null,

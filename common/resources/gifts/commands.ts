@@ -3,6 +3,7 @@ import {
   deleted,
   type Command,
   type CommandContext,
+  type JudgedCreate,
   type SingleStatementCreate,
   type WriteRequest,
 } from '../../commands/command.js';
@@ -17,13 +18,16 @@ import {
 } from '../../commands/resourceCommands.js';
 import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
-import { writeGiftLines } from '../campaigns/lines.js';
+import { hintedAppealCampaign } from '../campaigns/hints.js';
+import { newLinesSteps, writeGiftLines } from '../campaigns/lines.js';
+import { codedLinesHold, type CodedLinesHints } from '../campaigns/linesInStatement.js';
 import {
   checkRecordCoding,
   codeGone,
   heldCodes,
   lineCodesOf,
   ownCodes,
+  settleLineCodes,
   type Codes,
 } from '../campaigns/recordCoding.js';
 import { checkReference, checkReferencesAt } from '../checks.js';
@@ -312,13 +316,36 @@ function storeGift(record: Record<string, unknown>, existing: GiftRow | null): G
   };
 }
 
-/** Whether a body names a campaign or an appeal, for the gift or for one of its designations. */
-function isCoded(record: Record<string, unknown>): boolean {
-  if (record.campaign_id != null || record.appeal_id != null) return true;
+/** Whether a body names a campaign or an appeal for one of the gift's designations. */
+function codesDesignations(record: Record<string, unknown>): boolean {
   const parts = Array.isArray(record.designations)
     ? (record.designations as DesignationInput[])
     : [];
   return parts.some((part) => part.campaign_id != null || part.appeal_id != null);
+}
+
+/**
+ * The codes of a new gift coded at the gift, as its one statement's guard is to confirm them
+ * (codedLinesHold): the campaign its lines count toward is its own, else its appeal's as hinted
+ * (hints.ts); null when the gift names no code. Undefined when they need codingOf's reads: an
+ * appeal whose campaign no hint tells, or codes on a designation.
+ */
+function codesInOneStatement(record: Record<string, unknown>, institutionId: number) {
+  if (codesDesignations(record)) return undefined;
+  const campaign = (record.campaign_id ?? null) as number | null;
+  const appeal = (record.appeal_id ?? null) as number | null;
+  if (campaign === null && appeal === null) return null;
+  const taken = campaign === null ? hintedAppealCampaign(institutionId, appeal!) : campaign;
+  if (taken === undefined) return undefined;
+  settleLineCodes(record, {
+    campaign_ids: taken === null ? [] : [taken],
+    appeal_ids: appeal === null ? [] : [appeal],
+  });
+  return {
+    campaign_id: taken,
+    appeal_id: appeal,
+    own: campaign !== null,
+  } satisfies CodedLinesHints;
 }
 
 /** A dry-run preview and a fresh insert have no money history yet. */
@@ -435,8 +462,9 @@ function giftInOneStatement(
   if (check.record.recurring_gift_id !== null) return null;
   // A payment reads and locks its pledge first (its balance, its split), which no guard can do.
   if (check.record.pledge_id !== null) return null;
-  // Codes need codingOf's reads (an appeal's campaign) and the gift its lines (writeGiftLines).
-  if (isCoded(check.record)) return null;
+  // Codes the guard confirms, and the statement writes the gift's lines (codedLinesSteps).
+  const codes = codesInOneStatement(check.record, ctx.institution.id);
+  if (codes === undefined) return null;
   // The guard below confirms the base currency, and a rate taken from a hint.
   const base = ctx.institution.currency;
   const institutionId = ctx.institution.id;
@@ -454,6 +482,21 @@ function giftInOneStatement(
     check.record.exchange_rate = rate;
   }
   const fields = storeGift(check.record, null);
+  const judged: JudgedCreate = {
+    table: giftTable as unknown as Table<Stored, object>,
+    fields,
+    references: [
+      { reference: donorReference, ids: [Number(check.record.donor_id)] },
+      { reference: fundReference, ids: funds },
+      { reference: donorReference, ids: donors },
+      { reference: donorReference, ids: honorees },
+    ],
+    baseCurrency: base,
+    ...(hinted ? { rate: hinted } : {}),
+  };
+  const codesHold = codes
+    ? codedLinesHold(institutionId, sql.fragment`${sql.jsonb(codes)}`)
+    : sql.fragment`true`;
   return {
     // Built only when used: an import's chunk inserts many rows without it.
     insert: (guard) =>
@@ -465,20 +508,23 @@ function giftInOneStatement(
           AND ${referencesHold(institutionId, donorReference, donors)}
           AND ${referencesHold(institutionId, donorReference, honorees)}
           AND ${baseCurrencyHolds(institutionId, base)}
-          AND ${hinted ? rateHolds(institutionId, hinted) : sql.fragment`true`}`,
+          AND ${hinted ? rateHolds(institutionId, hinted) : sql.fragment`true`}
+          AND ${codesHold}`,
       ),
-    judged: {
-      table: giftTable as unknown as Table<Stored, object>,
-      fields,
-      references: [
-        { reference: donorReference, ids: [Number(check.record.donor_id)] },
-        { reference: fundReference, ids: funds },
-        { reference: donorReference, ids: donors },
-        { reference: donorReference, ids: honorees },
-      ],
-      baseCurrency: base,
-      ...(hinted ? { rate: hinted } : {}),
-    },
+    // A coded gift's row alone would leave its lines unwritten: it goes only with its steps.
+    ...(codes
+      ? {
+          followed: {
+            judged,
+            followUp: {
+              kind: 'gift_lines',
+              hints: codes,
+              guard: (hints) => codedLinesHold(institutionId, hints),
+              steps: (created) => newLinesSteps(institutionId, created),
+            },
+          },
+        }
+      : { judged }),
     fields: { ...noHistory, ...fields },
     present: (row) => presentGift(row as GiftRow),
     path: apiPath(giftIdentity),

@@ -55,17 +55,16 @@ BEGIN
   IF cardinality(changes) = 0 THEN
     RETURN;
   END IF;
-  -- A donor's household is read under FOR SHARE: a household change of the donor (which takes
-  -- its rows from one household to the other) waits for this write, or this write for it and
-  -- then reads the new household, so no change lands in a household the donor has left.
-  PERFORM 1 FROM donors d
-  WHERE (d.institution_id, d.id) IN (SELECT c.institution_id, c.donor_id FROM unnest(changes) AS c)
-  ORDER BY d.institution_id, d.id
-  FOR SHARE;
   INSERT INTO giving_months AS m (institution_id, level, unit_id, month, total, gift_count)
   SELECT c.institution_id, u.level, u.unit_id, c.month, sum(c.total), sum(c.gift_count)
   FROM unnest(changes) AS c
-  JOIN donors d ON d.institution_id = c.institution_id AND d.id = c.donor_id
+  -- A donor's household is read under FOR SHARE: a household change of the donor (which takes
+  -- its rows from one household to the other) waits for this write, or this write for it and
+  -- then reads the new household, so no change lands in a household the donor has left.
+  JOIN (SELECT l.institution_id, l.id, l.household_id FROM donors l
+        WHERE (l.institution_id, l.id) IN (SELECT institution_id, donor_id FROM unnest(changes))
+        ORDER BY l.institution_id, l.id
+        FOR SHARE) AS d ON d.institution_id = c.institution_id AND d.id = c.donor_id
   CROSS JOIN LATERAL (VALUES ('donor', c.donor_id),
                              ('household', coalesce(d.household_id, c.donor_id))) AS u(level, unit_id)
   GROUP BY c.institution_id, u.level, u.unit_id, c.month

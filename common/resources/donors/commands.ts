@@ -348,6 +348,12 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   checkContactPoints(check);
 }
 
+/** A merged donor is a tombstone (constituents.md §5): no write changes it again. */
+export function refuseMerged(_ctx: CommandContext, existing: DonorRow): Promise<void> {
+  if (existing.merged_into_id !== null) throw errors.donorMerged(existing.merged_into_id);
+  return Promise.resolve();
+}
+
 const emailOmitted = (body: JsonObject) =>
   body.email === undefined ||
   body.email === null ||
@@ -376,9 +382,11 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
   rules: donorRules,
   store: storeDonor,
   afterWrite: pauseGivingOfDeceased,
+  guard: refuseMerged,
   present: presentDonor,
 };
 
+export { donorsResource };
 export const createDonor = createCommand(donorsResource, {
   requiresIdempotencyKey: (request) => emailOmitted(request.body),
 });
@@ -394,6 +402,7 @@ export const deleteDonorCommand: Command = {
   },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, donorsResource);
+    await refuseMerged(ctx, existing);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
       throw givesRecurring();

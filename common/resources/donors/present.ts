@@ -87,6 +87,7 @@ export function presentDonor(
     phones: row.phones.map(({ number, type, status }) => ({ number, type, status })),
     addresses: row.addresses.map(presentListedAddress),
     mailing_address: mailingAddress(row),
+    merged_into_id: row.merged_into_id,
     ...(giving
       ? {
           giving: {

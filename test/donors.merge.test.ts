@@ -1,6 +1,8 @@
 // Merging two donors (constituents.md §5): everything that named the source names the survivor
 // in one transaction, the source a tombstone; the dry run answers exactly what the merge does;
 // bad input changes nothing; writes racing a merge are moved or refused, never lost.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { sql } from 'slonik';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { settled, upload } from './helpers/imports.js';
@@ -255,6 +257,11 @@ describe('POST /donors/{id}/merge', () => {
     expect((patch.body as { error: { code: string } }).error.code).toBe('donor_merged');
     const del = await service.call('DELETE', `/api/v1/donors/${source}`);
     expect(del.status).toBe(409);
+    const consent = await service.call('POST', `/api/v1/donors/${source}/consents`, {
+      body: { channel: 'mail', response: 'opt_out', source: 'letter' },
+    });
+    expect(consent.status).toBe(409);
+    expect((consent.body as { error: { code: string } }).error.code).toBe('donor_merged');
     for (const [path, payload, param] of [
       [
         '/gifts',
@@ -463,4 +470,56 @@ describe('writes racing a merge', () => {
     expect(outcomes.committed).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe('admin donors merge', () => {
+  const adminJs = path.resolve(process.cwd(), 'dist/cli/admin.js');
+  const admin = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [adminJs, 'donors', 'merge', ...args], {
+        env: {
+          PATH: process.env.PATH,
+          DGS_API_KEY: service.tenant.key,
+          DGS_API_URL: service.api.url,
+        },
+      });
+      let [stdout, stderr] = ['', ''];
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  test('runs the dry run (counts on stderr), then the merge through the API; a wrong institution or a refused merge changes nothing', async () => {
+    const survivor = await donor();
+    const source = await donor();
+    await gift(source, 15);
+    const ids = ['--survivor', String(survivor), '--source', String(source)];
+    const before = await snapshot();
+    const wrong = await admin([...ids, '--institution', String(other.institutionId)]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`The API key is of institution ${service.tenant.institutionId}`);
+    const dry = await admin([
+      ...ids,
+      '--institution',
+      String(service.tenant.institutionId),
+      '--dry-run',
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toContain('"gifts":1');
+    expect(JSON.parse(dry.stdout)).toMatchObject({
+      merged: null,
+      dry_run: { moved: { gifts: 1 } },
+    });
+    expect(await snapshot()).toEqual(before);
+
+    const run = await admin([...ids, '--institution', String(service.tenant.institutionId)]);
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout) as { merged: Merged };
+    expect(answer.merged).toMatchObject({ id: survivor, moved: { gifts: 1 } });
+    expect((await getDonor(source)).merged_into_id).toBe(survivor);
+    // Again: the merge is refused now (the source is merged), nothing changes.
+    const again = await admin([...ids, '--institution', String(service.tenant.institutionId)]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('validation_failed');
+  });
 });

@@ -23,6 +23,7 @@ import {
   deleteDonor,
   donorHasGifts,
   findDonorRole,
+  findDonorStatus,
   pauseActiveRecurringGifts,
 } from './queries.js';
 import { donorDetailResponse } from './response.js';
@@ -82,6 +83,8 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
     validation.errors.push({ param: 'household_id', code, message });
   if (role === null) problem('does not name an existing donor', 'reference_not_found');
   else if (role !== 'Household') problem('names a donor that is not a Household');
+  else if ((await findDonorStatus(ctx.db, ctx.institution.id, householdId)) === 'merged')
+    problem('names a donor that is merged', 'reference_inactive');
   else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
     problem(`names a household that has ${maxHouseholdMembers} members already`);
 }

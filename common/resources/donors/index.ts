@@ -54,7 +54,7 @@ export const donors: ResourceDescriptor = {
       status: '`deceased` only for an Individual.',
       tag_ids: 'Tags of the institution, each once, in any order (kept as given); `[]` for none.',
       household_id:
-        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household, or has ' +
+        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `reference_inactive` when it was merged into another; `invalid_value` when the donor is not a Household, or has ' +
         String(maxHouseholdMembers) +
         ' members already: a household is a family, and `member_ids` stays bounded). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
       deceased_on:

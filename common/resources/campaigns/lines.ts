@@ -343,5 +343,8 @@ export async function moveDonorLines(
   await db.query(sql.unsafe`
     UPDATE campaign_tree_counts SET donor_count = donor_count - 1
     WHERE institution_id = ${institutionId}
-      AND ancestor_id IN (SELECT unnest(${sql.array([...shared].sort((a, b) => a - b), 'int8')}))`);
+      AND ancestor_id IN (SELECT unnest(${sql.array(
+        [...shared].sort((a, b) => a - b),
+        'int8',
+      )}))`);
 }

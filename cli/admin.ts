@@ -1,6 +1,7 @@
 /**
  * The operator's command-line tool: institutions and API keys, which tenants cannot manage,
- * volume seeding, and the webhooks of every institution (failing endpoints, replays). Output is one JSON object on stdout; progress, logs and errors go to stderr.
+ * volume seeding, the webhooks of every institution (failing endpoints, replays), imports and
+ * donor merges through the API. Output is one JSON object on stdout; progress, logs and errors go to stderr.
  */
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -21,6 +22,7 @@ import {
 import { currencyCode } from '../common/validation/fields.js';
 import { failingEndpoints, replayEvent } from '../common/webhooks/operator.js';
 import { importFile, ImportError } from './importFile.js';
+import { mergeDonors } from './mergeDonors.js';
 
 class CliError extends Error {}
 
@@ -230,6 +232,33 @@ program
       process.stdout.write(`${JSON.stringify({ import: summary })}\n`);
       if (summary.status === 'failed' || summary.status === 'cancelled')
         throw new ImportError(summary.failure?.message ?? `the import ${summary.status}`);
+    },
+  );
+
+const donors = program.command('donors').description('Clean up donors');
+donors
+  .command('merge')
+  .description(
+    'Merge donor --source into donor --survivor through the API (POST /donors/{id}/merge): a dry run first, its counts on stderr, then the merge; prints both answers. A merge cannot be undone.',
+  )
+  .requiredOption('--survivor <id>', 'the donor that stays', positiveInt)
+  .requiredOption('--source <id>', 'the donor merged into it (a tombstone afterwards)', positiveInt)
+  .requiredOption('--institution <id>', 'the institution of the API key, as a check', positiveInt)
+  .option('--api-url <url>', 'the API', process.env.DGS_API_URL ?? 'http://127.0.0.1:3000')
+  .option('--dry-run', 'stop after the dry run')
+  .addHelpText('after', '\nThe API key is read from DGS_API_KEY (never from the command line).')
+  .action(
+    async (options: {
+      survivor: number;
+      source: number;
+      institution: number;
+      apiUrl: string;
+      dryRun?: boolean;
+    }) => {
+      const apiKey = process.env.DGS_API_KEY;
+      if (!apiKey) throw new CliError('Set DGS_API_KEY to an API key of the institution');
+      const answer = await mergeDonors({ ...options, apiKey, dryRun: !!options.dryRun });
+      process.stdout.write(`${JSON.stringify(answer)}\n`);
     },
   );
 

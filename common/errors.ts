@@ -141,6 +141,14 @@ export const errors = {
   resourceArchived: (message: string) => invalid(409, 'resource_archived', message),
   /** giving.md §3–4: money history is append-only; a correction is a refund or a void. */
   giftLocked: (message: string) => invalid(409, 'gift_locked', message),
+  /** constituents.md §5: a merged donor is a tombstone; its records live on its survivor. */
+  donorMerged: (survivorId: number) =>
+    invalid(
+      409,
+      'donor_merged',
+      `This donor was merged into donor ${survivorId}, which now holds its records; write to that donor instead.`,
+      'id',
+    ),
   payloadTooLarge: () =>
     invalid(413, 'payload_too_large', 'The request body is larger than 100 KiB.'),
   unsupportedMediaType: () =>

@@ -129,6 +129,7 @@ describe('POST /donors', () => {
         postal_code: 'SW1Y 4JH',
         country: 'GB',
       },
+      merged_into_id: null,
       created_at: expect.stringMatching(ISO_MS),
       updated_at: expect.stringMatching(ISO_MS),
     });

@@ -34,11 +34,11 @@ beforeAll(async () => {
     last_name: 'Example',
     email: 'home@example.org',
   });
-  // A second donor and fund: the gift example splits and soft-credits.
+  // A second donor and fund: the gift example splits and soft-credits; the merge example merges
+  // donor 2 into donor 1, so the two are of one role class (as donors 1 and 2 of the demo are).
   await post('/api/v1/donors', {
-    role: 'Individual',
-    first_name: 'Sam',
-    last_name: 'Example',
+    role: 'Household',
+    last_name: 'Sample',
     email: 'sam@example.org',
   });
   await post('/api/v1/relationships', { donor_id: 2, related_donor_id: 1, type: 'other' });

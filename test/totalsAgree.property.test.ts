@@ -10,7 +10,10 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
  * API); every gift's figures are what a model of the operations predicts; each donor's
  * `soft_credit_total` is what a plain recomputation from the model's gifts gives (each credit
  * amount × net / amount, rounded down to the cent; a voided gift's credits not at all); each
- * operation succeeds exactly when the model says it may; and receipt numbers are exactly 1..N.
+ * operation succeeds exactly when the model says it may; and receipt numbers are exactly 1..N,
+ * each receipt keeping its frozen donor name. Merges of donors (constituents.md §5) mix in: the
+ * survivor's giving is both donors' before (the model moves the gifts and soft credits as the
+ * spec says), and no fund, gift or receipt figure changes.
  */
 
 let service: TestService;
@@ -39,7 +42,8 @@ type Op =
   | { kind: 'refund'; gift: number; share: number; tooMuch: boolean }
   | { kind: 'void'; gift: number }
   | { kind: 'receipt'; gift: number }
-  | { kind: 'voidReceipt'; receipt: number };
+  | { kind: 'voidReceipt'; receipt: number }
+  | { kind: 'merge'; survivor: number; source: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -71,6 +75,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('voidReceipt' as const), receipt: fc.nat(50) }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('merge' as const),
+      survivor: fc.nat(DONORS - 1),
+      source: fc.nat(DONORS - 1),
+    }),
+  },
 );
 
 interface ModelGift {
@@ -89,6 +101,8 @@ interface ModelReceipt {
   id: number;
   gift: ModelGift;
   issued: boolean;
+  /** The donor's name frozen at issue. */
+  name: string;
 }
 
 const money = (cents: number) => cents / 100;
@@ -121,6 +135,8 @@ class World {
   readonly donors: number[] = [];
   readonly gifts: ModelGift[] = [];
   readonly receipts: ModelReceipt[] = [];
+  /** Donor index → the index of the donor it was merged into. */
+  readonly merged = new Map<number, number>();
   private step = 0;
 
   constructor(readonly tenant: Tenant) {}
@@ -165,6 +181,8 @@ class World {
         return this.receipt(operation.gift);
       case 'voidReceipt':
         return this.voidReceipt(operation.receipt);
+      case 'merge':
+        return this.merge(operation.survivor, operation.source);
     }
   }
 
@@ -180,6 +198,7 @@ class World {
         Math.max(1, Math.floor(share * operation.cents)),
       ]),
     );
+    const named = [operation.donor, ...soft.keys()];
     const response = await this.call<{ id: number }>('POST', '/gifts', {
       donor_id: this.donors[operation.donor],
       amount: money(operation.cents),
@@ -192,7 +211,13 @@ class World {
         reason: 'household',
       })),
     });
-    expect(response.status).toBe(201);
+    // A merged donor is named by nothing new (reference_inactive).
+    const allowed = named.every((donor) => !this.merged.has(donor));
+    expect({ status: response.status, allowed }).toEqual({
+      status: allowed ? 201 : 422,
+      allowed,
+    });
+    if (!allowed) return;
     this.gifts.push({
       id: response.body.id,
       donor: operation.donor,
@@ -250,11 +275,12 @@ class World {
   private async receipt(index: number): Promise<void> {
     const gift = this.gifts[index % Math.max(1, this.gifts.length)];
     if (!gift) return;
-    const response = await this.call<{ id: number; number: number; amount: number }>(
-      'POST',
-      '/receipts',
-      { gift_id: gift.id, issued_on: '2026-03-01' },
-    );
+    const response = await this.call<{
+      id: number;
+      number: number;
+      amount: number;
+      donor_name: string;
+    }>('POST', '/receipts', { gift_id: gift.id, issued_on: '2026-03-01' });
     const held = this.receipts.some((receipt) => receipt.gift === gift && receipt.issued);
     const allowed = !gift.voided && net(gift) > 0 && !held;
     expect({ status: response.status, allowed }).toEqual({
@@ -264,7 +290,13 @@ class World {
     if (!allowed) return;
     expect(response.body.number).toBe(this.receipts.length + 1);
     expect(response.body.amount).toBe(money(net(gift)));
-    this.receipts.push({ id: response.body.id, gift, issued: true });
+    expect(response.body.donor_name).toBe(`Donor ${gift.donor}`);
+    this.receipts.push({
+      id: response.body.id,
+      gift,
+      issued: true,
+      name: response.body.donor_name,
+    });
   }
 
   private async voidReceipt(index: number): Promise<void> {
@@ -273,6 +305,36 @@ class World {
     const response = await this.call('POST', `/receipts/${receipt.id}/void`, { reason: 'Redo' });
     expect(response.status).toBe(receipt.issued ? 200 : 409);
     receipt.issued = false;
+  }
+
+  /**
+   * constituents.md §5: the source's gifts become the survivor's; its soft credits too, a credit
+   * to the gift's own donor dropped and two to the survivor on one gift made one, capped at the
+   * gift's amount. A merge of a donor into itself, of a merged donor or into one is refused.
+   */
+  private async merge(survivor: number, source: number): Promise<void> {
+    const response = await this.call('POST', `/donors/${this.donors[survivor]}/merge`, {
+      source_id: this.donors[source],
+    });
+    if (this.merged.has(survivor)) {
+      expect(response.status).toBe(409);
+      return;
+    }
+    const allowed = survivor !== source && !this.merged.has(source);
+    expect({ status: response.status, allowed }).toEqual({
+      status: allowed ? 200 : 422,
+      allowed,
+    });
+    if (!allowed) return;
+    this.merged.set(source, survivor);
+    for (const gift of this.gifts) {
+      if (gift.donor === source) gift.donor = survivor;
+      const moved = gift.soft.get(source);
+      gift.soft.delete(source);
+      if (moved !== undefined)
+        gift.soft.set(survivor, Math.min(gift.cents, (gift.soft.get(survivor) ?? 0) + moved));
+      gift.soft.delete(gift.donor);
+    }
   }
 
   private all<T>(path: string): Promise<T[]> {
@@ -334,17 +396,24 @@ class World {
       gifts: modelNet,
     });
 
-    const receipts = await this.all<{ id: number; number: number; status: string }>('/receipts');
+    const receipts = await this.all<{
+      id: number;
+      number: number;
+      status: string;
+      donor_name: string;
+    }>('/receipts');
     expect(receipts.map((receipt) => receipt.number).sort((a, b) => a - b)).toEqual(
       this.receipts.map((_, index) => index + 1),
     );
     const statusOf = new Map(receipts.map((receipt) => [receipt.id, receipt.status]));
     for (const receipt of this.receipts)
       expect(statusOf.get(receipt.id)).toBe(receipt.issued ? 'issued' : 'void');
+    const nameOf = new Map(receipts.map((receipt) => [receipt.id, receipt.donor_name]));
+    for (const receipt of this.receipts) expect(nameOf.get(receipt.id)).toBe(receipt.name);
   }
 }
 
-test('totals agree, soft credits count by their gifts’ net amounts, and receipt numbers are 1..N after every step of any sequence of money operations', async () => {
+test('totals agree, soft credits count by their gifts’ net amounts, and receipt numbers are 1..N after every step of any sequence of money operations and donor merges', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 14,
     numRuns: 25,

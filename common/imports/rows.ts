@@ -112,14 +112,24 @@ async function lookups(
         SELECT id, code AS key FROM funds
         WHERE institution_id = ${institutionId} AND code = ANY(${sql.array(codes, 'text')})`)
     : [];
+  // A merged donor's external_id and email find its survivor (constituents.md §5); a live
+  // donor holding the same value now comes last, and so wins.
   const byExternalId = externalIds.length
     ? await db.any(sql.type(idCode)`
+        SELECT merged_into_id AS id, merged_external_id AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND merged_external_id = ANY(${sql.array(externalIds, 'text')})
+        UNION ALL
         SELECT id, external_id AS key FROM donors
         WHERE institution_id = ${institutionId}
           AND external_id = ANY(${sql.array(externalIds, 'text')})`)
     : [];
   const byEmail = emails.length
     ? await db.any(sql.type(idCode)`
+        SELECT merged_into_id AS id, lower(merged_email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(merged_email) = ANY(${sql.array(emails, 'text')})
+        UNION ALL
         SELECT id, lower(email) AS key FROM donors
         WHERE institution_id = ${institutionId}
           AND lower(email) = ANY(${sql.array(emails, 'text')})`)

@@ -36,6 +36,7 @@ const samples = {
   gift_locked: errors.giftLocked(
     'This gift has a receipt, so its amount cannot change. Void the receipt first, or record a refund.',
   ),
+  donor_merged: errors.donorMerged(12),
   payload_too_large: errors.payloadTooLarge(),
   unsupported_media_type: errors.unsupportedMediaType(),
   validation_failed: errors.validationFailed([
@@ -74,6 +75,8 @@ const when: Record<ErrorCode, string> = {
   resource_archived: 'The award cycle (of the award) is archived and takes no change.',
   gift_locked:
     'The gift’s money history is fixed: it is receipted, refunded or voided, so its money fields cannot change and it cannot be deleted. A correction is a refund or a void.',
+  donor_merged:
+    'The donor was merged into another (`status` `merged`): it takes no update or delete, and no merge into it. `POST /donors/{id}/merge` names the survivor in `merged_into_id`.',
   payload_too_large: 'The body is larger than 100 KiB.',
   unsupported_media_type: 'A POST or PATCH without `Content-Type: application/json`.',
   validation_failed: 'The body fails validation; `errors` lists every problem found.',

@@ -642,8 +642,9 @@ function actionOperation(
   needs: Needs,
 ): JsonSchema {
   const doc = docOf(resource);
-  const component = doc.detail ? `${doc.component}Detail` : doc.component;
-  needs.responses.set(component, doc.detail ?? doc.response);
+  const component =
+    action.answer?.component ?? (doc.detail ? `${doc.component}Detail` : doc.component);
+  needs.responses.set(component, action.answer?.schema ?? doc.detail ?? doc.response);
   needs.bodies.set(
     action.text.component,
     requestBodySchema({ ...action, notes: action.text.notes }, true, action.text.summary + '.'),
@@ -657,7 +658,9 @@ function actionOperation(
       body: action.text.component,
       example: action.text.example,
       status: '200',
-      answered: `The ${doc.label} after the change; on a dry run the ${doc.label} as it would be.`,
+      answered:
+        action.answer?.description ??
+        `The ${doc.label} after the change; on a dry run the ${doc.label} as it would be.`,
       answer: component,
       conflicts: action.text.conflicts,
     },

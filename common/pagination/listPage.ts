@@ -120,6 +120,9 @@ export function pageStatement<Row>(
   const scope: FragmentSqlToken[] = [
     sql.fragment`${spec.institutionColumn} = ${institutionId}`,
     ...(spec.where ? [spec.where] : []),
+    ...(spec.byDefault && !Object.hasOwn(request.filters, spec.byDefault.unless)
+      ? [spec.byDefault.condition]
+      : []),
   ];
   const filters = Object.entries(request.filters)
     .filter(([name]) => !spec.filters[name]!.shapesSource)

@@ -69,6 +69,11 @@ export interface ListSpec<Row> {
   institutionColumn: FragmentSqlToken;
   /** A condition every row of the list meets, whatever the filters (none when absent). */
   where?: FragmentSqlToken;
+  /**
+   * A condition rows meet unless the filter `unless` is sent: merged donors are left out of the
+   * donor list except for `status=merged` (constituents.md §5).
+   */
+  byDefault?: { unless: string; condition: FragmentSqlToken };
   key: FragmentSqlToken;
   /**
    * Ordered by this value first (the key breaks ties) instead of by the key alone. Its pages are

@@ -15,7 +15,11 @@ export type Retrieval = (
 
 /** The 409s a resource's own rules answer with, as its documentation lists them. */
 export type ConflictCode =
-  'invalid_state_transition' | 'resource_archived' | 'resource_in_use' | 'gift_locked';
+  | 'invalid_state_transition'
+  | 'resource_archived'
+  | 'resource_in_use'
+  | 'gift_locked'
+  | 'donor_merged';
 
 /** What a list's documentation says beyond its ListSpec. */
 export interface ListText {
@@ -183,6 +187,11 @@ export interface ActionDescriptor {
   /** The request body's fields. */
   shape: Shape;
   defaults: Record<string, JsonValue>;
+  /**
+   * An answer that is not the record as GET returns it (a merge answers the survivor with what
+   * it moved): its schema, component name and description.
+   */
+  answer?: { component: string; schema: z.ZodType; description: string };
   text: {
     /** Component schema name of the body, e.g. `GiftVoid`. */
     component: string;

@@ -198,7 +198,7 @@ export const retrieveFrom =
 export function collectionList<Row extends Stored>(
   identity: { path: string },
   table: Table<Row, object>,
-  spec: Pick<ListSpec<Row>, 'present' | 'filters' | 'sort'>,
+  spec: Pick<ListSpec<Row>, 'present' | 'filters' | 'sort' | 'byDefault'>,
 ): ListSpec<Row> {
   return {
     endpoint: `/api/v1${identity.path}`,

@@ -394,3 +394,48 @@ export function newLinesSteps(institutionId: number, gifts: FragmentSqlToken): F
       SET gift_count = t.gift_count + excluded.gift_count,
           donor_count = t.donor_count + excluded.donor_count)`;
 }
+
+/**
+ * A merge (constituents.md §5): the lines of `fromId`'s gifts become `toId`'s, and each tree that
+ * counted both donors counts one fewer. The gifts' totals do not change (a line's gift, fund,
+ * codes and amount stay), so only the donor rows and donor counts do. The caller holds both
+ * donors FOR UPDATE, so no other write changes their rows meanwhile; the counts are changed in
+ * ancestor order, as every writer of them changes them.
+ */
+export async function moveDonorLines(
+  db: CommonQueryMethods,
+  institutionId: number,
+  fromId: number,
+  toId: number,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE gift_lines SET donor_id = ${toId}
+    WHERE institution_id = ${institutionId} AND donor_id = ${fromId}`);
+  await lockCampaignTreeShared(db, institutionId);
+  const moved = await db.any(sql.type(z.object({ ancestor_id: z.number(), lines: z.number() }))`
+    DELETE FROM campaign_tree_donors
+    WHERE institution_id = ${institutionId} AND donor_id = ${fromId}
+    RETURNING ancestor_id, lines`);
+  if (!moved.length) return;
+  const ancestors = sql.array(
+    moved.map((row) => row.ancestor_id),
+    'int8',
+  );
+  const shared = await db.anyFirst(sql.type(z.object({ ancestor_id: z.number() }))`
+    SELECT ancestor_id FROM campaign_tree_donors
+    WHERE institution_id = ${institutionId} AND donor_id = ${toId} AND ancestor_id = ANY(${ancestors})`);
+  await db.query(sql.unsafe`
+    INSERT INTO campaign_tree_donors AS t (institution_id, ancestor_id, donor_id, lines)
+    SELECT ${institutionId}, m.ancestor_id, ${toId}, m.lines
+    FROM json_to_recordset(${sql.json([...moved])}) AS m(ancestor_id int8, lines int)
+    ORDER BY m.ancestor_id
+    ON CONFLICT (institution_id, ancestor_id, donor_id) DO UPDATE SET lines = t.lines + excluded.lines`);
+  if (!shared.length) return;
+  await db.query(sql.unsafe`
+    UPDATE campaign_tree_counts SET donor_count = donor_count - 1
+    WHERE institution_id = ${institutionId}
+      AND ancestor_id IN (SELECT unnest(${sql.array(
+        [...shared].sort((a, b) => a - b),
+        'int8',
+      )}))`);
+}

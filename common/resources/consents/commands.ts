@@ -62,9 +62,15 @@ function judgeConsent(donor: DonorRow, body: JsonObject, now: string): ConsentFi
   };
 }
 
-/** The donor, locked for the real write: a consent and the donor's delete take turns. */
-const findDonor = (ctx: CommandContext, request: WriteRequest): Promise<DonorRow> =>
-  findTarget(ctx, request, { table: donorTable, identity: donorIdentity });
+/**
+ * The donor, locked for the real write: a consent and the donor's delete or merge take turns. A
+ * merged donor's consents live on its survivor (constituents.md §5): 409 `donor_merged`.
+ */
+async function findDonor(ctx: CommandContext, request: WriteRequest): Promise<DonorRow> {
+  const donor = await findTarget(ctx, request, { table: donorTable, identity: donorIdentity });
+  if (donor.merged_into_id !== null) throw errors.donorMerged(donor.merged_into_id);
+  return donor;
+}
 
 /** POST /donors/{id}/consents (constituents.md §4). */
 export const createConsent: Command = {

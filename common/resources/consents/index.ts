@@ -42,7 +42,7 @@ export const consents: ChildCollectionDescriptor = {
       captured_at:
         'An ISO 8601 timestamp with its time zone. Defaults to the time of the request; at most 5 minutes after it.',
     },
-    conflicts: [],
+    conflicts: ['donor_merged'],
     filterNotes: {},
     example: {
       channel: 'email',

@@ -23,6 +23,7 @@ import {
   deleteDonor,
   donorHasGifts,
   findDonorRole,
+  findDonorStatus,
   pauseActiveRecurringGifts,
 } from './queries.js';
 import { donorDetailResponse } from './response.js';
@@ -82,6 +83,8 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
     validation.errors.push({ param: 'household_id', code, message });
   if (role === null) problem('does not name an existing donor', 'reference_not_found');
   else if (role !== 'Household') problem('names a donor that is not a Household');
+  else if ((await findDonorStatus(ctx.db, ctx.institution.id, householdId)) === 'merged')
+    problem('names a donor that is merged', 'reference_inactive');
   else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
     problem(`names a household that has ${maxHouseholdMembers} members already`);
 }
@@ -348,6 +351,12 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   checkContactPoints(check);
 }
 
+/** A merged donor is a tombstone (constituents.md §5): no write changes it again. */
+export function refuseMerged(_ctx: CommandContext, existing: DonorRow): Promise<void> {
+  if (existing.merged_into_id !== null) throw errors.donorMerged(existing.merged_into_id);
+  return Promise.resolve();
+}
+
 const emailOmitted = (body: JsonObject) =>
   body.email === undefined ||
   body.email === null ||
@@ -376,9 +385,11 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
   rules: donorRules,
   store: storeDonor,
   afterWrite: pauseGivingOfDeceased,
+  guard: refuseMerged,
   present: presentDonor,
 };
 
+export { donorsResource };
 export const createDonor = createCommand(donorsResource, {
   requiresIdempotencyKey: (request) => emailOmitted(request.body),
 });
@@ -394,6 +405,7 @@ export const deleteDonorCommand: Command = {
   },
   async execute(ctx, request) {
     const existing = await findTarget(ctx, request, donorsResource);
+    await refuseMerged(ctx, existing);
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
       throw givesRecurring();

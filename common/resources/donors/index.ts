@@ -4,6 +4,7 @@ import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
 import { eligibility } from './eligibility.js';
+import { mergeDonorsAction } from './merge.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
 import { findGiving, findMemberIds } from './queries.js';
@@ -38,6 +39,7 @@ export const donors: ResourceDescriptor = {
   reads: [eligibility, givingSummaryRead],
   reports: donorReports,
   summaries: [retentionReport],
+  actions: [mergeDonorsAction],
   text: {
     tag: 'Donors',
     component: 'Donor',
@@ -55,7 +57,7 @@ export const donors: ResourceDescriptor = {
       status: '`deceased` only for an Individual.',
       tag_ids: 'Tags of the institution, each once, in any order (kept as given); `[]` for none.',
       household_id:
-        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `invalid_value` when the donor is not a Household, or has ' +
+        'Only for an Individual (422 `not_allowed`): a donor of role `Household` of the institution (422 `reference_not_found`; `reference_inactive` when it was merged into another; `invalid_value` when the donor is not a Household, or has ' +
         String(maxHouseholdMembers) +
         ' members already: a household is a family, and `member_ids` stays bounded). `null` leaves the household. Joining or leaving is an update of the member (one `donor.updated` event); the household’s `member_ids` and `giving` follow.',
       deceased_on:
@@ -77,9 +79,13 @@ export const donors: ResourceDescriptor = {
       'A donor becoming `deceased` by an update pauses its active recurring gifts in the same transaction, each announced by its own `recurring_gift.updated` event (paused and cancelled ones stay as they are; a donor already deceased pauses nothing new). A dry run answers the same donor and pauses nothing.',
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
       'Contact points: `email`, `phone` and `address` are the primary ones; `emails`, `phones` and `addresses` hold up to 10 others each (see each field). Read-only `mailing_address` is where mail goes today: the first `active` `seasonal` address whose window holds today, else the primary `address`, else null. `GET /donors/{id}/eligibility` says whether the donor may be contacted on a channel.',
+      'Merges: `POST /donors/{id}/merge` merges another donor into this one, for good (see it). The merged donor stays as a tombstone, `status` `merged` with `merged_into_id`: it takes no update or delete (409 `donor_merged`), nothing new may name it (422 `reference_inactive`), and lists leave it out unless they filter on `status=merged`. `status` `merged` cannot be written.',
       'Households: an Individual belongs to at most one household through `household_id`. A Household’s `GET` carries read-only `member_ids` (its current members by donor id, ascending) and `giving` that counts the gifts and open pledges of the household and of its current members as one donor’s, each gift once (see `giving`). A Household keeps its role while it has members (409 `resource_in_use`).',
     ].join('\n\n'),
-    conflicts: { update: ['resource_in_use'], delete: ['resource_in_use'] },
+    conflicts: {
+      update: ['resource_in_use', 'donor_merged'],
+      delete: ['resource_in_use', 'donor_merged'],
+    },
     deleteNote:
       'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status), and while a household has members.',
     filterNotes: {

@@ -7,6 +7,7 @@ import { donorIdentity, donorRoles, donorStatuses, donorTable } from './schema.j
 
 export const donorList = collectionList(donorIdentity, donorTable, {
   present: (row) => presentDonor(row),
+  byDefault: { unless: 'status', condition: sql.fragment`status <> 'merged'` },
   filters: {
     q: textSearch([
       sql.fragment`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`,
@@ -20,7 +21,10 @@ export const donorList = collectionList(donorIdentity, donorTable, {
           throw errors.invalidParameter(param, `${param} must be 1 to 100 characters.`);
         return raw;
       },
-      condition: (value) => sql.fragment`external_id = ${value}`,
+      // A merged donor's external_id finds its survivor (constituents.md §5).
+      condition: (value) => sql.fragment`(external_id = ${value} OR id IN (
+        SELECT m.merged_into_id FROM donors m
+        WHERE m.institution_id = donors.institution_id AND m.merged_external_id = ${value}))`,
     },
     role: enumFilter(sql.fragment`role`, donorRoles),
     status: enumFilter(sql.fragment`status`, donorStatuses),

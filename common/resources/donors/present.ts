@@ -87,6 +87,8 @@ export function presentDonor(
     phones: row.phones.map(({ number, type, status }) => ({ number, type, status })),
     addresses: row.addresses.map(presentListedAddress),
     mailing_address: mailingAddress(row),
+    // A create's dry run presents fields that have no merged_into_id yet.
+    merged_into_id: row.merged_into_id ?? null,
     ...(giving
       ? {
           giving: {

@@ -1,4 +1,5 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
+import type { CommandContext } from '../../commands/command.js';
 import { z } from 'zod';
 import { recurringGiftTable, type RecurringGiftRow } from '../recurringGifts/schema.js';
 import { columnsOf } from '../table.js';
@@ -159,4 +160,26 @@ export function findDonorStatus(
 ): Promise<string | null> {
   return db.maybeOneFirst(sql.type(z.object({ status: z.string() }))`
     SELECT status FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId}`);
+}
+
+/**
+ * The one lock order of writes that name donors (constituents.md §5, docs/merging-donors.md):
+ * the donors first, in one statement, lower id first, before any other row. A new gift, pledge or
+ * recurring gift holds the donors it names FOR KEY SHARE until it commits; a merge holds its two
+ * FOR UPDATE, which waits for those writes and makes later ones wait for it (they then read the
+ * source merged: `reference_inactive`). Relationships hold their two FOR NO KEY UPDATE in the
+ * same order. A read-only dry run takes no lock.
+ */
+export async function holdDonors(
+  ctx: Pick<CommandContext, 'db' | 'institution' | 'dryRun'>,
+  ids: readonly number[],
+  mode: 'share' | 'update' = 'share',
+): Promise<void> {
+  if (ctx.dryRun || !ids.length) return;
+  const lock = mode === 'share' ? sql.fragment`FOR KEY SHARE` : sql.fragment`FOR UPDATE`;
+  await ctx.db.query(sql.unsafe`
+    SELECT id FROM donors
+    WHERE institution_id = ${ctx.institution.id}
+      AND id = ANY(${sql.array([...new Set(ids)], 'int8')})
+    ORDER BY id ${lock}`);
 }

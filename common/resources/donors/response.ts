@@ -134,6 +134,11 @@ export const donorResponse = z.object({
     .describe(
       'Read-only: where mail goes today (the service’s one clock). The first `active` `seasonal` entry of `addresses` whose window holds today (a window may span the year end), as an address (its type, status and window left out); else the primary `address`; null when neither.',
     ),
+  merged_into_id: reference('donor')
+    .nullable()
+    .describe(
+      'Read-only: on a merged donor (`status` `merged`), the donor it was merged into, which now holds its records; null otherwise.',
+    ),
   ...timestamps,
 });
 export type DonorResponse = z.infer<typeof donorResponse>;

@@ -22,7 +22,9 @@ export const donorRoles = [
   'Corporation',
 ] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
-export const donorStatuses = ['active', 'inactive', 'deceased'] as const;
+/** What a write may set; `merged` is set only by a merge (constituents.md §5). */
+export const writableDonorStatuses = ['active', 'inactive', 'deceased'] as const;
+export const donorStatuses = [...writableDonorStatuses, 'merged'] as const;
 /**
  * constituents.md §3, in the one order they are stored and returned in (a set: the order a
  * client sends them in is not kept).
@@ -165,7 +167,7 @@ export const donorShape: Shape = {
   phone: { schema: text(40), nullable: true },
   address: { schema: addressSchema, nullable: true },
   assigned_user_id: { schema: recordId, nullable: true },
-  status: { schema: oneOf(donorStatuses) },
+  status: { schema: oneOf(writableDonorStatuses) },
   gives_anonymously: { schema: flag },
   tag_ids: { schema: tagIds },
   household_id: { schema: recordId, nullable: true },
@@ -227,11 +229,12 @@ export const donorRow = z.object({
       seasonal_to: z.string().nullable(),
     }),
   ),
+  merged_into_id: z.number().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type DonorRow = z.infer<typeof donorRow>;
-export type DonorFields = Omit<DonorRow, 'id' | 'created_at' | 'updated_at'>;
+export type DonorFields = Omit<DonorRow, 'id' | 'created_at' | 'updated_at' | 'merged_into_id'>;
 
 export const donorTable: Table<DonorRow, DonorFields> = {
   name: 'donors',
@@ -268,4 +271,6 @@ export type GivingRow = z.infer<typeof givingRow>;
 export const donorReference: Reference = {
   table: 'donors',
   noun: 'a donor',
+  // A merged donor's records live on its survivor: nothing new may name the tombstone.
+  unusable: { statuses: ['merged'], code: 'reference_inactive' },
 };

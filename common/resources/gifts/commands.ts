@@ -37,6 +37,7 @@ import { apportionBase, baseAmountOf, judgeConversion } from '../currency.js';
 import { checkDesignations, sameSplit } from '../designations.js';
 import { checkPledgePayment, settlePledgePayments } from '../pledges/payments.js';
 import { donorReference } from '../donors/schema.js';
+import { holdDonors } from '../donors/queries.js';
 import { fundReference } from '../funds/schema.js';
 import { checkPayment } from '../recurringGifts/payments.js';
 import { recurringGiftCodes } from '../recurringGifts/queries.js';
@@ -237,9 +238,22 @@ async function inheritCodes(
   return codes;
 }
 
+/** The donors a gift names: its own, its soft credits' and its honoree. */
+function namedDonors(record: Record<string, unknown>): number[] {
+  const credits = Array.isArray(record.soft_credits)
+    ? (record.soft_credits as { donor_id?: unknown }[]).map((credit) => credit?.donor_id)
+    : [];
+  const honoree = (record.tribute as { honoree_donor_id?: unknown } | null)?.honoree_donor_id;
+  return [record.donor_id, ...credits, honoree].filter(
+    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0,
+  );
+}
+
 async function giftRules(ctx: CommandContext, check: GiftCheck): Promise<void> {
   rulesWithoutLookup(check);
   const { record, validation } = check;
+  // Donors first, in the one order (holdDonors), before the pledge and anything else.
+  await holdDonors(ctx, namedDonors(record));
   const payment = await checkPledgePayment(ctx, check);
   await judgeConversion(ctx, check, 'gift_date', payment.currency);
   const inherited = payment.designations;
@@ -420,7 +434,7 @@ function referencesHold(
   return sql.fragment`(SELECT count(*) FROM (
       SELECT id FROM ${sql.identifier([reference.table])}
       WHERE institution_id = ${institutionId} AND id = ANY(${sql.array([...ids], 'int8')}) ${usable}
-      FOR KEY SHARE) AS held) = ${ids.length}`;
+      ORDER BY id FOR KEY SHARE) AS held) = ${ids.length}`;
 }
 
 /**
@@ -442,9 +456,10 @@ const rateHolds = (
 
 /**
  * A new gift whose body passes every rule that needs no lookup, and names no matched gift,
- * commits in one statement: the donor's foreign key enforces what checkReference would (a donor
- * of the institution; the key takes the same lock), and the guard what the lookups of its funds
- * and soft-credited donors would. Anything else (null), or a guard that does not hold, goes
+ * commits in one statement: the guard enforces what checkReference would of its donor (a donor
+ * of the institution, not merged, held FOR KEY SHARE: a merge holding it FOR UPDATE goes first,
+ * and the guard then reads it merged) and what the lookups of its funds and soft-credited
+ * donors would. Anything else (null), or a guard that does not hold, goes
  * through the full validation, which says what is wrong.
  */
 function giftInOneStatement(
@@ -505,8 +520,9 @@ function giftInOneStatement(
         institutionId,
         fields,
         sql.fragment`${guard} AND ${referencesHold(institutionId, fundReference, funds)}
-          AND ${referencesHold(institutionId, donorReference, donors)}
-          AND ${referencesHold(institutionId, donorReference, honorees)}
+          AND ${referencesHold(institutionId, donorReference, [
+            ...new Set([Number(check.record.donor_id), ...donors, ...honorees]),
+          ])}
           AND ${baseCurrencyHolds(institutionId, base)}
           AND ${hinted ? rateHolds(institutionId, hinted) : sql.fragment`true`}
           AND ${codesHold}`,

@@ -81,9 +81,17 @@ async function checkDonors(
       code: 'reference_not_found',
       message: 'does not name an existing donor',
     }));
-  validation.errors.push(...missing);
-  if (missing.length || sides.length < 2) return null;
-  return { role: roles.get(sides[0]!.id)!, relatedRole: roles.get(sides[1]!.id)! };
+  // A merged donor's relationships live on its survivor (constituents.md §5).
+  const merged: FieldError[] = sides
+    .filter((side) => roles.get(side.id)?.status === 'merged')
+    .map(({ param }) => ({
+      param,
+      code: 'reference_inactive',
+      message: 'names a donor that is merged',
+    }));
+  validation.errors.push(...missing, ...merged);
+  if (missing.length || merged.length || sides.length < 2) return null;
+  return { role: roles.get(sides[0]!.id)!.role, relatedRole: roles.get(sides[1]!.id)!.role };
 }
 
 /** The rules of constituents.md §2, on the merged record of a create or an update. */

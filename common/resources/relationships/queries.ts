@@ -4,7 +4,7 @@ import type { CommandContext } from '../../commands/command.js';
 import { donorRoles } from '../donors/schema.js';
 import { partnerTypes, type RelationshipType } from './schema.js';
 
-const donorRole = z.object({ id: z.number(), role: z.enum(donorRoles) });
+const donorRole = z.object({ id: z.number(), role: z.enum(donorRoles), status: z.string() });
 
 /**
  * The roles of these donors of the institution, by id (a missing or foreign id is absent). A real
@@ -12,18 +12,19 @@ const donorRole = z.object({ id: z.number(), role: z.enum(donorRoles) });
  * of the same donor then judge the current relationships one after the other, so two of them
  * cannot both add a current spouse or the same current pair (a unique index cannot say
  * "current by today's clock"). FOR NO KEY UPDATE leaves gifts naming the donor free, and the one
- * order (lower id first, as every write that names two donors) makes no deadlock.
+ * order (lower id first, as every write that names donors: holdDonors) makes no deadlock; a
+ * merge holding a donor FOR UPDATE goes first, and the donor is then read merged.
  */
 export async function lockDonorRoles(
   ctx: CommandContext,
   ids: readonly number[],
-): Promise<Map<number, string>> {
+): Promise<Map<number, { role: string; status: string }>> {
   if (!ids.length) return new Map();
   const rows = await ctx.db.any(sql.type(donorRole)`
-    SELECT id, role FROM donors
+    SELECT id, role, status FROM donors
     WHERE institution_id = ${ctx.institution.id} AND id = ANY(${sql.array([...ids], 'int8')})
     ORDER BY id ${ctx.dryRun ? sql.fragment`` : sql.fragment`FOR NO KEY UPDATE`}`);
-  return new Map(rows.map((row) => [row.id, row.role]));
+  return new Map(rows.map((row) => [row.id, { role: row.role, status: row.status }]));
 }
 
 /** What another relationship of the institution must not share with the one being written. */

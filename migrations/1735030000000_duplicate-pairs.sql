@@ -208,12 +208,25 @@ CREATE TRIGGER donors_duplicates_delete AFTER DELETE ON donors
   REFERENCING OLD TABLE AS old_donors
   FOR EACH STATEMENT EXECUTE FUNCTION donors_refresh_duplicates();
 
+-- The donor rows of an import that, as they were written, had candidates (docs/imports.md):
+-- GET /imports/{id}/duplicates lists them with the candidates they have now.
+CREATE TABLE import_row_duplicates (
+  institution_id bigint NOT NULL,
+  import_id bigint NOT NULL,
+  row_number integer NOT NULL,
+  donor_id bigint NOT NULL,
+  CONSTRAINT import_row_duplicates_pkey PRIMARY KEY (institution_id, import_id, row_number),
+  CONSTRAINT import_row_duplicates_import_fkey FOREIGN KEY (institution_id, import_id)
+    REFERENCES imports (institution_id, id) ON DELETE CASCADE
+);
+
 -- Donors written before this migration.
 SELECT refresh_donor_duplicates(array_agg(institution_id), array_agg(id)) FROM donors
 HAVING count(*) > 0;
 
 -- Down Migration
 
+DROP TABLE import_row_duplicates;
 DROP TRIGGER donors_duplicates_delete ON donors;
 DROP TRIGGER donors_duplicates_update ON donors;
 DROP TRIGGER donors_duplicates_insert ON donors;

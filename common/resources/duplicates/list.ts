@@ -1,4 +1,4 @@
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { errors } from '../../errors.js';
 import type { FilterSpec, ListSpec, SortValue } from '../../pagination/listSpec.js';
@@ -6,7 +6,12 @@ import type { RecordListDescriptor } from '../descriptor.js';
 import { collectionList, columnsOf } from '../table.js';
 import { duplicateCandidateResponse } from './response.js';
 import { presentCandidate, presentDuplicatePair } from './present.js';
-import { duplicateIdentity, duplicatePairTable, type DuplicatePairRow } from './schema.js';
+import {
+  duplicateIdentity,
+  duplicatePairTable,
+  MAX_IMPORT_ROW_CANDIDATES,
+  type DuplicatePairRow,
+} from './schema.js';
 
 /** Highest score first; among equal scores, the newest pair first. */
 const byScore: SortValue = { column: sql.fragment`score`, type: 'numeric', direction: 'desc' };
@@ -72,3 +77,21 @@ export const donorDuplicates: RecordListDescriptor = {
     filterNotes: {},
   },
 };
+
+/**
+ * The open candidates of a donor (columns of the enclosing statement name it and its
+ * institution) as a JSON array of `duplicate_candidate`s, highest score first, at most
+ * MAX_IMPORT_ROW_CANDIDATES.
+ */
+export const candidatesJson = (institutionId: FragmentSqlToken, donorId: FragmentSqlToken) =>
+  sql.fragment`(
+  SELECT coalesce(jsonb_agg(jsonb_build_object(
+      'object', 'duplicate_candidate',
+      'donor_id', CASE WHEN p.donor_id = ${donorId} THEN p.other_donor_id ELSE p.donor_id END,
+      'pair_id', p.id, 'score', p.score::int, 'matched_on', to_jsonb(p.matched_on))
+    ORDER BY p.score DESC, p.id DESC), '[]')
+  FROM (
+    SELECT * FROM duplicate_pairs AS p
+    WHERE p.institution_id = ${institutionId} AND ${open}
+      AND (p.donor_id = ${donorId} OR p.other_donor_id = ${donorId})
+    ORDER BY p.score DESC, p.id DESC LIMIT ${MAX_IMPORT_ROW_CANDIDATES}) AS p)`;

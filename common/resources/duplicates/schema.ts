@@ -15,8 +15,8 @@ export const duplicateIdentity: ResourceIdentity = {
 /** What two donors have in common, in the order `matched_on` lists them. */
 export const matchBases = ['email', 'name', 'phone', 'postal_code'] as const;
 
-/** The scores of the one matching rule (migrations/1735030000000_duplicate-pairs.sql). */
-export const matchScores = { email: 100, nameAndContact: 80, name: 50 } as const;
+/** Candidates shown beside each donor row of an import; the donor's own list has them all. */
+export const MAX_IMPORT_ROW_CANDIDATES = 20;
 
 /** A dismissal says why: the next person to look at the pair reads it. */
 export const dismissShape: Shape = { reason: { schema: text(500), required: true } };

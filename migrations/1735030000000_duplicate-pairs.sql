@@ -30,36 +30,35 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ELSE 'organization' END
 $$;
 
+-- A donor's name as the rule compares it; null when it has none.
+CREATE FUNCTION match_name(d donors) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN d.role IN ('Individual', 'Household')
+    THEN coalesce(match_text(d.first_name), '') || '|' || match_text(d.last_name)
+    ELSE match_text(d.organization_name) END
+$$;
+
 -- Every key of one donor: (basis, value). A phone or postal code is a key only with the name,
 -- so that two strangers sharing a switchboard or a street are not candidates.
 CREATE FUNCTION donor_match_keys_of(d donors) RETURNS TABLE (basis text, value text)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  WITH named AS (
-    SELECT CASE WHEN d.role IN ('Individual', 'Household')
-      THEN CASE WHEN match_text(d.last_name) IS NOT NULL
-        THEN coalesce(match_text(d.first_name), '') || '|' || match_text(d.last_name) END
-      ELSE match_text(d.organization_name) END AS name)
-  SELECT 'email', lower(btrim(address)) FROM (
-    SELECT d.email AS address
-    UNION SELECT entry ->> 'address' FROM jsonb_array_elements(d.emails) AS entry) AS emails
-  WHERE nullif(btrim(address), '') IS NOT NULL
-  UNION
-  SELECT 'name', name FROM named WHERE name IS NOT NULL
-  UNION
-  SELECT 'phone', name || '|' || digits FROM named, (
-    SELECT regexp_replace(number, '\D', '', 'g') AS digits FROM (
-      SELECT d.phone AS number
-      UNION SELECT entry ->> 'number' FROM jsonb_array_elements(d.phones) AS entry) AS phones
-  ) AS phones
-  WHERE name IS NOT NULL AND digits <> ''
-  UNION
-  SELECT 'postal_code', name || '|' || code FROM named, (
-    SELECT lower(regexp_replace(postal, '[^[:alnum:]]', '', 'g')) AS code FROM (
-      SELECT d.address ->> 'postal_code' AS postal
-      UNION SELECT entry ->> 'postal_code' FROM jsonb_array_elements(d.addresses) AS entry
-    ) AS postals
-  ) AS codes
-  WHERE name IS NOT NULL AND code <> ''
+  SELECT DISTINCT basis, value FROM (
+    SELECT 'email' AS basis, nullif(lower(btrim(address)), '') AS value
+    FROM unnest(ARRAY(SELECT e ->> 'address' FROM jsonb_array_elements(d.emails) AS e)
+      || d.email) AS address
+    UNION ALL
+    SELECT 'name', match_name(d)
+    UNION ALL
+    SELECT 'phone', match_name(d) || '|' || nullif(regexp_replace(number, '\D', '', 'g'), '')
+    FROM unnest(ARRAY(SELECT e ->> 'number' FROM jsonb_array_elements(d.phones) AS e)
+      || d.phone) AS number
+    UNION ALL
+    SELECT 'postal_code',
+      match_name(d) || '|' || nullif(lower(regexp_replace(code, '[^[:alnum:]]', '', 'g')), '')
+    FROM unnest(ARRAY(SELECT e ->> 'postal_code' FROM jsonb_array_elements(d.addresses) AS e)
+      || (d.address ->> 'postal_code')) AS code
+  ) AS keys
+  WHERE value IS NOT NULL
 $$;
 
 CREATE TABLE donor_match_keys (
@@ -98,38 +97,43 @@ CREATE INDEX duplicate_pairs_score_idx ON duplicate_pairs (institution_id, score
 CREATE INDEX duplicate_pairs_other_donor_idx ON duplicate_pairs (institution_id, other_donor_id);
 
 -- Recomputes the keys and pairs of the given donors from their rows as they now are (a donor
--- no longer there has none).
-CREATE FUNCTION refresh_donor_duplicates(institution_ids bigint[], donor_ids bigint[])
+-- no longer there has none). `created`: the donors are new, so they have no keys nor pairs yet
+-- (a create is the common write: it skips the two deletes).
+CREATE FUNCTION refresh_donor_duplicates(
+  institution_ids bigint[], donor_ids bigint[], created boolean)
 RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  buckets integer[];
 BEGIN
-  -- Two transactions writing donors that share a key must see each other's keys: each takes a
-  -- lock per key it had or will have, in one order. Keys fall into 256 buckets per
-  -- institution, so an import's chunk holds at most 256 locks.
-  PERFORM pg_advisory_xact_lock(1735030000, bucket) FROM (
-    SELECT DISTINCT abs(hashtext(institution_id::text || basis || value)) % 256 AS bucket FROM (
-      SELECT k.institution_id, k.basis, k.value
-      FROM donor_match_keys AS k
-      JOIN unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
-        ON k.institution_id = a.institution_id AND k.donor_id = a.donor_id
-      UNION ALL
-      SELECT d.institution_id, key.basis, key.value
-      FROM donors AS d
-      JOIN unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
-        ON d.institution_id = a.institution_id AND d.id = a.donor_id
-      CROSS JOIN LATERAL donor_match_keys_of(d) AS key) AS keys
-    ORDER BY bucket) AS buckets;
+  IF NOT created THEN
+    WITH gone AS (
+      DELETE FROM donor_match_keys AS k
+      USING unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
+      WHERE k.institution_id = a.institution_id AND k.donor_id = a.donor_id
+      RETURNING k.institution_id, k.basis, k.value)
+    SELECT array_agg(abs(hashtext(institution_id::text || basis || value)) % 256) INTO buckets
+    FROM gone;
+  END IF;
 
-  DELETE FROM donor_match_keys AS k
-  USING unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
-  WHERE k.institution_id = a.institution_id AND k.donor_id = a.donor_id;
+  WITH added AS (
+    INSERT INTO donor_match_keys (institution_id, donor_id, role_class, basis, value)
+    SELECT d.institution_id, d.id, match_role_class(d.role), key.basis, key.value
+    FROM donors AS d
+    JOIN unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
+      ON d.institution_id = a.institution_id AND d.id = a.donor_id
+    CROSS JOIN LATERAL donor_match_keys_of(d) AS key
+    WHERE d.status NOT IN ('merged', 'erased')
+    RETURNING institution_id, basis, value)
+  SELECT coalesce(buckets, '{}')
+    || coalesce(array_agg(abs(hashtext(institution_id::text || basis || value)) % 256), '{}')
+  INTO buckets FROM added;
 
-  INSERT INTO donor_match_keys (institution_id, donor_id, role_class, basis, value)
-  SELECT d.institution_id, d.id, match_role_class(d.role), key.basis, key.value
-  FROM donors AS d
-  JOIN unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
-    ON d.institution_id = a.institution_id AND d.id = a.donor_id
-  CROSS JOIN LATERAL donor_match_keys_of(d) AS key
-  WHERE d.status NOT IN ('merged', 'erased');
+  -- Two transactions writing donors that share a key, had or new, must see each other's keys
+  -- before they look for pairs: each takes a lock per key, in one order, and the later one's
+  -- next statement sees what the earlier one committed. Keys fall into 256 buckets, so an
+  -- import's chunk holds at most 256 locks.
+  PERFORM pg_advisory_xact_lock(1735030000, bucket)
+  FROM (SELECT DISTINCT unnest(buckets) AS bucket ORDER BY 1) AS ordered;
 
   -- The pairs as the keys now make them; the given donors' other pairs go (a dismissed one only
   -- with its donor), and the ones found are added or brought up to date.
@@ -152,7 +156,7 @@ BEGIN
   gone AS (
     DELETE FROM duplicate_pairs AS p
     USING unnest(institution_ids, donor_ids) AS a (institution_id, donor_id)
-    WHERE p.institution_id = a.institution_id
+    WHERE NOT created AND p.institution_id = a.institution_id
       AND (p.donor_id = a.donor_id OR p.other_donor_id = a.donor_id)
       AND (p.dismissed_at IS NULL OR NOT EXISTS (
         SELECT FROM donors AS d WHERE d.institution_id = a.institution_id AND d.id = a.donor_id))
@@ -192,7 +196,7 @@ BEGIN
         o.address, o.emails, o.phones, o.addresses, o.status);
   END IF;
   IF donor_ids IS NOT NULL THEN
-    PERFORM refresh_donor_duplicates(institution_ids, donor_ids);
+    PERFORM refresh_donor_duplicates(institution_ids, donor_ids, TG_OP = 'INSERT');
   END IF;
   RETURN NULL;
 END
@@ -221,7 +225,7 @@ CREATE TABLE import_row_duplicates (
 );
 
 -- Donors written before this migration.
-SELECT refresh_donor_duplicates(array_agg(institution_id), array_agg(id)) FROM donors
+SELECT refresh_donor_duplicates(array_agg(institution_id), array_agg(id), true) FROM donors
 HAVING count(*) > 0;
 
 -- Down Migration
@@ -231,9 +235,10 @@ DROP TRIGGER donors_duplicates_delete ON donors;
 DROP TRIGGER donors_duplicates_update ON donors;
 DROP TRIGGER donors_duplicates_insert ON donors;
 DROP FUNCTION donors_refresh_duplicates();
-DROP FUNCTION refresh_donor_duplicates(bigint[], bigint[]);
+DROP FUNCTION refresh_donor_duplicates(bigint[], bigint[], boolean);
 DROP TABLE duplicate_pairs;
 DROP TABLE donor_match_keys;
 DROP FUNCTION donor_match_keys_of(donors);
+DROP FUNCTION match_name(donors);
 DROP FUNCTION match_role_class(text);
 DROP FUNCTION match_text(text);

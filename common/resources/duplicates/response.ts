@@ -12,6 +12,7 @@ const score = z
 
 const matchedOn = z
   .array(z.enum(matchBases))
+  .max(matchBases.length)
   .describe(
     'Every basis that holds, in this order: `email` (an email in common), `name` (the same name), `phone` and `postal_code` (the same name and that in common).',
   );

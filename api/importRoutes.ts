@@ -3,7 +3,11 @@ import { pathId } from '../common/commands/command.js';
 import { errors } from '../common/errors.js';
 import { cancelImport, commitImport } from '../common/imports/commands.js';
 import { errorsCsv, templateCsv } from '../common/imports/errorsCsv.js';
-import { importErrorsOfImport, importList } from '../common/imports/list.js';
+import {
+  importDuplicatesOfImport,
+  importErrorsOfImport,
+  importList,
+} from '../common/imports/list.js';
 import { findFile, findImport } from '../common/imports/queries.js';
 import { importResources, presentImport, type ImportResource } from '../common/imports/schema.js';
 import type { EndpointDoc } from '../common/openapi/routeDoc.js';
@@ -115,6 +119,12 @@ export function importRoutes(deps: ImportRouteDeps): ImportRoute[] {
       path: '/imports/:id/errors',
       handler: childListHandler(pool, lists, importErrorsOfImport),
       doc: doc('errors'),
+    },
+    {
+      method: 'get',
+      path: '/imports/:id/duplicates',
+      handler: childListHandler(pool, lists, importDuplicatesOfImport),
+      doc: doc('duplicates'),
     },
     {
       method: 'get',

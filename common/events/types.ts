@@ -29,7 +29,9 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
     request: { method, path, label: objectLabel },
   });
   return [
-    of(resource.createdAs ?? 'created', commands.create.name, 'POST', collection),
+    ...(commands.create
+      ? [of(resource.createdAs ?? 'created', commands.create.name, 'POST', collection)]
+      : []),
     ...(commands.update ? [of('updated', commands.update.name, 'PATCH', record)] : []),
     ...(commands.update && resource.updatedAs
       ? [

@@ -15,6 +15,7 @@ import { cellOfFile, findFile, findImport, importColumns } from './queries.js';
 import {
   insertRecordEvents,
   insertRowErrors,
+  insertRowDuplicates,
   prepareChunk,
   readAhead,
   runRow,
@@ -218,11 +219,9 @@ async function write(
   } catch {
     outcomes = await runAll(db, true);
   }
-  await insertRecordEvents(
-    db,
-    imp,
-    outcomes.filter((outcome) => outcome.kind === 'written'),
-  );
+  const written = outcomes.filter((outcome) => outcome.kind === 'written');
+  await insertRecordEvents(db, imp, written);
+  await insertRowDuplicates(db, imp, written);
   return outcomes;
 }
 

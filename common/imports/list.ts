@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { enumFilter, type ListSpec } from '../pagination/listSpec.js';
+import { candidatesJson } from '../resources/duplicates/list.js';
 import { importColumns } from './queries.js';
 import {
   importResources,
@@ -8,6 +9,7 @@ import {
   importStatuses,
   presentImport,
   type ImportRow,
+  type ImportRowDuplicatesResponse,
 } from './schema.js';
 
 /** GET /imports: newest first. */
@@ -54,6 +56,39 @@ export const importErrorList: ListSpec<z.infer<typeof errorRow>> = {
 
 export const importErrorsOfImport = {
   list: importErrorList,
+  parent: { table: 'imports', label: 'import' },
+  ofParent: (id: number) => sql.fragment`import_id = ${id}`,
+};
+
+const duplicateRow = z.object({
+  row_number: z.number(),
+  donor_id: z.number(),
+  candidates: z.custom<ImportRowDuplicatesResponse['candidates']>(),
+});
+
+/** GET /imports/{id}/duplicates: the donor rows written with candidates, in file order. */
+export const importDuplicateList: ListSpec<z.infer<typeof duplicateRow>> = {
+  endpoint: '/api/v1/imports/:id/duplicates',
+  from: sql.fragment`import_row_duplicates`,
+  institutionColumn: sql.fragment`institution_id`,
+  key: sql.fragment`(${ROW_CEILING} - row_number)`,
+  columns: sql.fragment`row_number, donor_id, ${candidatesJson(
+    sql.fragment`import_row_duplicates.institution_id`,
+    sql.fragment`import_row_duplicates.donor_id`,
+  )} AS candidates`,
+  row: duplicateRow,
+  keyOf: (row) => ROW_CEILING - row.row_number,
+  present: (row) => ({
+    object: 'import_row_duplicates',
+    row: row.row_number,
+    donor_id: row.donor_id,
+    candidates: row.candidates,
+  }),
+  filters: {},
+};
+
+export const importDuplicatesOfImport = {
+  list: importDuplicateList,
   parent: { table: 'imports', label: 'import' },
   ofParent: (id: number) => sql.fragment`import_id = ${id}`,
 };

@@ -719,6 +719,28 @@ export async function insertRecordEvents(
   await insertEvents(db, events);
 }
 
+/**
+ * The donor rows of a chunk whose donor has candidates now that the chunk is written (the
+ * triggers on donors made its pairs in this transaction): GET /imports/{id}/duplicates.
+ */
+export async function insertRowDuplicates(
+  db: DatabaseTransactionConnection,
+  imp: ImportRow,
+  written: Extract<RowOutcome, { kind: 'written' }>[],
+): Promise<void> {
+  if (imp.resource !== 'donors' || !written.length) return;
+  const rows = written.map(({ row, outcome }) => ({ row_number: row, donor_id: outcome.body.id }));
+  await db.query(sql.unsafe`
+    INSERT INTO import_row_duplicates (institution_id, import_id, row_number, donor_id)
+    SELECT ${imp.institution_id}, ${imp.id}, r.row_number, r.donor_id
+    FROM jsonb_to_recordset(${sql.jsonb(rows)}) AS r(row_number int, donor_id bigint)
+    WHERE EXISTS (
+      SELECT FROM duplicate_pairs AS p
+      WHERE p.institution_id = ${imp.institution_id} AND p.dismissed_at IS NULL
+        AND (p.donor_id = r.donor_id OR p.other_donor_id = r.donor_id))
+    ON CONFLICT (institution_id, import_id, row_number) DO NOTHING`);
+}
+
 /** A chunk's failed rows, each once (a row refused again keeps its first errors). */
 export async function insertRowErrors(
   db: DatabaseTransactionConnection,

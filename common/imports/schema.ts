@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
+import { duplicateCandidateResponse } from '../resources/duplicates/response.js';
+import { MAX_IMPORT_ROW_CANDIDATES } from '../resources/duplicates/schema.js';
 import { moneyAmount, recordIdOf, timestamp } from '../resources/responseFields.js';
 
 /** What an import's rows are records of. */
@@ -163,3 +165,17 @@ export const importRowErrorResponse = z.object({
       'Every problem of the row (the first 100), with the codes and params of the single-record write.',
     ),
 });
+
+/** One donor row of an import written with candidates, as `GET /imports/{id}/duplicates` lists it. */
+export const importRowDuplicatesResponse = z.object({
+  object: z.literal('import_row_duplicates'),
+  row: z.number().int().min(2).describe('The row number in the file; the header is row 1.'),
+  donor_id: z.number().int().positive().describe('The donor the row created or updated.'),
+  candidates: z
+    .array(duplicateCandidateResponse)
+    .max(MAX_IMPORT_ROW_CANDIDATES)
+    .describe(
+      'The donor’s candidates as they are now (the first 20, highest score first; `GET /donors/{id}/duplicates` lists them all): empty once every pair is dismissed or no longer matches.',
+    ),
+});
+export type ImportRowDuplicatesResponse = z.infer<typeof importRowDuplicatesResponse>;

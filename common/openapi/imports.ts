@@ -1,5 +1,9 @@
-import { importErrorList, importList } from '../imports/list.js';
-import { importResponse, importRowErrorResponse } from '../imports/schema.js';
+import { importDuplicateList, importErrorList, importList } from '../imports/list.js';
+import {
+  importResponse,
+  importRowDuplicatesResponse,
+  importRowErrorResponse,
+} from '../imports/schema.js';
 import { knownColumns } from '../imports/columns.js';
 import { listEnvelope } from '../resources/responseFields.js';
 import type { ErrorCode } from './errorCatalogue.js';
@@ -237,6 +241,25 @@ export function importOperation(operation: ImportOperation, needs: Needs): JsonS
         parameters: [idPathParameter('import'), ...pageParameters],
         responses: {
           '200': success('One page of the list.', schemaRef('ImportRowErrorList')),
+          ...errorResponses(readErrors(['invalid_cursor']), needs),
+          ...anyError,
+        },
+      };
+    case 'duplicates':
+      needs.responses.set('ImportRowDuplicates', importRowDuplicatesResponse);
+      needs.responses.set(
+        'ImportRowDuplicatesList',
+        listEnvelope(importDuplicateList.endpoint, importRowDuplicatesResponse),
+      );
+      return {
+        operationId: 'listImportRowDuplicates',
+        summary: 'List an import’s donor rows that have duplicate candidates',
+        description:
+          'Each donor row written (created or updated) whose donor had candidates by the matching rule (see `GET /duplicates`) once its chunk was written, in file order: the row number, the donor, and its candidates as they are now. A candidate is not an error: the row is written. A dry run writes no row, so it lists none. Cursor pagination: see the introduction.',
+        tags,
+        parameters: [idPathParameter('import'), ...pageParameters],
+        responses: {
+          '200': success('One page of the list.', schemaRef('ImportRowDuplicatesList')),
           ...errorResponses(readErrors(['invalid_cursor']), needs),
           ...anyError,
         },

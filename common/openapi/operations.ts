@@ -798,8 +798,8 @@ function listedUnderOperation(
 ): JsonSchema {
   return nestedListOperation(
     {
-      component: resource.text.component,
-      response: resource.response,
+      component: listed.item?.component ?? resource.text.component,
+      response: listed.item?.response ?? resource.response,
       list: listed.list,
       filterNotes: listed.text.filterNotes,
       parentLabel: listed.parent.label,

@@ -52,6 +52,7 @@ export type EndpointDoc =
         | 'commit'
         | 'cancel'
         | 'errors'
+        | 'duplicates'
         | 'errors-csv'
         | 'template-donors'
         | 'template-gifts';

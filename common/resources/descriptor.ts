@@ -62,7 +62,7 @@ export interface ResourceText extends ListText {
    * real) in an institution whose records with id 1 exist (as in `npm run demo`). A resource
    * without update has no update example.
    */
-  examples: { create: JsonObject; update?: JsonObject };
+  examples: { create?: JsonObject; update?: JsonObject };
 }
 
 /**
@@ -80,8 +80,11 @@ export interface ResourceDescriptor extends ResourceIdentity {
   response: z.ZodType;
   /** GET /things/{id}, where it returns more than the other operations. */
   detail?: z.ZodType;
-  /** A resource without update (receipts) changes only through its actions. */
-  commands: { create: Command; update?: Command; delete?: Command };
+  /**
+   * A resource without update (receipts) changes only through its actions; one without create
+   * (duplicate pairs, which donor writes make) only through its actions too.
+   */
+  commands: { create?: Command; update?: Command; delete?: Command };
   /**
    * GET `<path>`: the collection on the cursor engine. Absent where the spec names no list of the
    * whole collection, only lists under other records (`listedUnder`: a donor's relationships).
@@ -306,6 +309,11 @@ export interface RecordListDescriptor {
   list: ListSpec<unknown>;
   /** The list's rows of one parent: the condition that ties a row to it. */
   ofParent(parentId: number): FragmentSqlToken;
+  /**
+   * An entry where the list shows the record otherwise than GET does (a duplicate pair, from a
+   * donor, is a `duplicate_candidate`), with its component name; else the resource's response.
+   */
+  item?: { response: z.ZodType; component: string };
   text: ListText & { operationId: string; summary: string; description: string };
 }
 

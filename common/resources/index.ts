@@ -4,6 +4,7 @@ import { awards } from './awards/index.js';
 import { campaigns } from './campaigns/index.js';
 import type { ResourceDescriptor } from './descriptor.js';
 import { donors } from './donors/index.js';
+import { duplicates } from './duplicates/index.js';
 import { exchangeRates } from './exchangeRates/index.js';
 import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
@@ -24,6 +25,7 @@ import { webhookEndpoints } from './webhookEndpoints/index.js';
 export const resources: readonly ResourceDescriptor[] = [
   donors,
   relationships,
+  duplicates,
   gifts,
   pledges,
   receipts,

@@ -44,10 +44,9 @@ beforeAll(async () => {
   await post('/api/v1/relationships', { donor_id: 2, related_donor_id: 1, type: 'other' });
   // Donor 2's namesake: duplicate pair 1, for the dismiss example.
   await post('/api/v1/donors', {
-    role: 'Individual',
-    first_name: 'Sam',
-    last_name: 'Example',
-    email: 'sam.example@example.org',
+    role: 'Household',
+    last_name: 'Sample',
+    email: 'sample.household@example.org',
   });
   await post('/api/v1/funds', { name: 'General fund', code: 'GENERAL', award_limit: 100000 });
   await post('/api/v1/funds', { name: 'Scholarship fund', code: 'SCHOLAR' });

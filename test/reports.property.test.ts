@@ -6,7 +6,7 @@ import { checkAfterEveryStep } from './helpers/stepWorld.js';
 
 /**
  * fundraising.md §5, over any sequence of gifts over five fiscal years, edits, deletes, refunds,
- * voids, household joins and leaves and changes of the fiscal year's first month: after every
+ * voids, household joins and leaves, merges and changes of the fiscal year's first month: after every
  * step, LYBUNT, SYBUNT, first-time donors, retention (every fiscal year around the gifts' years,
  * at both levels) and every donor's giving summary equal a plain recomputation from the gifts
  * table as it then is.
@@ -49,7 +49,8 @@ type Op =
   | { kind: 'void'; gift: number }
   | { kind: 'join'; person: number }
   | { kind: 'leave'; person: number }
-  | { kind: 'fiscal'; month: number };
+  | { kind: 'fiscal'; month: number }
+  | { kind: 'merge'; into: number; from: number };
 
 const giftFields = {
   donor: fc.nat(PEOPLE),
@@ -85,6 +86,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('fiscal' as const),
       month: fc.constantFrom(...START_MONTHS),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('merge' as const),
+      into: fc.nat(PEOPLE - 1),
+      from: fc.nat(PEOPLE - 1),
     }),
   },
 );
@@ -144,6 +153,8 @@ interface ReportRow {
 
 class World {
   readonly donors: number[] = [];
+  /** A person merged into another: the survivor's index (a tombstone takes no more writes). */
+  readonly mergedInto = new Map<number, number>();
   readonly gifts: { id: number; locked: boolean; deleted: boolean }[] = [];
   private step = 0;
 
@@ -176,6 +187,12 @@ class World {
     this.donors.push(household.body.id);
   }
 
+  /** The donor a person's writes go to: itself, or the one it was merged into. */
+  private live(person: number): number {
+    const survivor = this.mergedInto.get(person);
+    return survivor === undefined ? person : this.live(survivor);
+  }
+
   private pick(index: number) {
     const live = this.gifts.filter((gift) => !gift.deleted);
     return live[index % Math.max(1, live.length)];
@@ -185,7 +202,7 @@ class World {
     switch (operation.kind) {
       case 'gift': {
         const response = await this.call<{ id: number }>('POST', '/gifts', {
-          donor_id: this.donors[operation.donor],
+          donor_id: this.donors[this.live(operation.donor)],
           amount: operation.cents / 100,
           subject: 'Report gift',
           gift_date: DATES[operation.date],
@@ -198,7 +215,7 @@ class World {
         const gift = this.pick(operation.gift);
         if (!gift) return;
         const response = await this.call('PATCH', `/gifts/${gift.id}`, {
-          donor_id: this.donors[operation.donor],
+          donor_id: this.donors[this.live(operation.donor)],
           amount: operation.cents / 100,
           gift_date: DATES[operation.date],
         });
@@ -240,10 +257,21 @@ class World {
       }
       case 'join':
       case 'leave': {
-        const response = await this.call('PATCH', `/donors/${this.donors[operation.person]}`, {
+        const person = this.live(operation.person);
+        const response = await this.call('PATCH', `/donors/${this.donors[person]}`, {
           household_id: operation.kind === 'join' ? this.donors[HOUSEHOLD] : null,
         });
         expect(response.status).toBe(200);
+        return;
+      }
+      case 'merge': {
+        const [into, from] = [this.live(operation.into), this.live(operation.from)];
+        if (into === from) return;
+        const response = await this.call('POST', `/donors/${this.donors[into]}/merge`, {
+          source_id: this.donors[from],
+        });
+        expect(response.status).toBe(200);
+        this.mergedInto.set(from, into);
         return;
       }
       case 'fiscal': {
@@ -441,7 +469,7 @@ class World {
   }
 }
 
-test('every fiscal-year report and giving summary equals a plain recomputation from the gifts after every step of any sequence of gifts, edits, deletes, refunds, voids, household joins and leaves and fiscal-year changes', async () => {
+test('every fiscal-year report and giving summary equals a plain recomputation from the gifts after every step of any sequence of gifts, edits, deletes, refunds, voids, household joins and leaves, merges and fiscal-year changes', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 10,
     numRuns: 12,

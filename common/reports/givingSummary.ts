@@ -131,6 +131,8 @@ export const givingSummaryResponse = z
           gift_count: z.number().int(),
         }),
       )
+      // One per fiscal year a gift date can fall in.
+      .max(10_000)
       .meta({ description: 'Each fiscal year with a counted gift, oldest first.' }),
   })
   .meta({

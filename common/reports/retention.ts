@@ -18,8 +18,7 @@ const retentionRow = z.object({
 
 /**
  * `GET /reports/retention` (fundraising.md §5, the Fundraising Effectiveness Project's
- * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months;
- * whether a unit new in Y had counted before Y−1 (recaptured) is looked up for those units only.
+ * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months.
  */
 export async function findRetention(
   db: CommonQueryMethods,
@@ -30,32 +29,31 @@ export async function findRetention(
   const previous = fiscalYearStart(institutionId, year - 1);
   const current = fiscalYearStart(institutionId, year);
   const next = fiscalYearStart(institutionId, year + 1);
+  const earlier = sql.fragment`EXISTS (
+    SELECT 1 FROM giving_months e
+    WHERE e.institution_id = ${institutionId} AND e.level = ${level}
+      AND e.unit_id = u.unit_id AND e.month < ${previous})`;
+  // One pass over the units of the two years, read from the key's index alone; whether a unit
+  // new in Y had counted before Y−1 is looked up for those units only (AND stops before it).
   const row = await db.one(sql.type(retentionRow)`
-    WITH units AS MATERIALIZED (
-      SELECT m.unit_id,
-             sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
-             sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
-      FROM giving_months m
-      WHERE m.institution_id = ${institutionId} AND m.level = ${level}
-        AND m.month >= ${previous} AND m.month < ${next}
-      GROUP BY m.unit_id),
-    arrived AS (
-      SELECT EXISTS (SELECT 1 FROM giving_months e
-                     WHERE e.institution_id = ${institutionId} AND e.level = ${level}
-                       AND e.unit_id = units.unit_id AND e.month < ${previous}) AS before
-      FROM units WHERE previous_total IS NULL)
-    SELECT count(previous_total)::int AS previous_donors,
-           count(*) FILTER (WHERE previous_total IS NOT NULL AND total IS NOT NULL)::int
+    SELECT count(u.previous_total)::int AS previous_donors,
+           count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
              AS retained,
-           (SELECT count(*) FROM arrived WHERE NOT before)::int AS new,
-           (SELECT count(*) FROM arrived WHERE before)::int AS recaptured,
-           count(*) FILTER (WHERE total IS NULL)::int AS lapsed,
-           count(*) FILTER (WHERE total > previous_total)::int AS upgraded,
-           count(*) FILTER (WHERE total < previous_total)::int AS downgraded,
-           count(*) FILTER (WHERE total = previous_total)::int AS unchanged,
-           coalesce(sum(previous_total), 0)::text AS previous_amount,
-           coalesce(sum(total), 0)::text AS amount
-    FROM units`);
+           count(*) FILTER (WHERE u.previous_total IS NULL AND NOT ${earlier})::int AS new,
+           count(*) FILTER (WHERE u.previous_total IS NULL AND ${earlier})::int AS recaptured,
+           count(*) FILTER (WHERE u.total IS NULL)::int AS lapsed,
+           count(*) FILTER (WHERE u.total > u.previous_total)::int AS upgraded,
+           count(*) FILTER (WHERE u.total < u.previous_total)::int AS downgraded,
+           count(*) FILTER (WHERE u.total = u.previous_total)::int AS unchanged,
+           coalesce(sum(u.previous_total), 0)::text AS previous_amount,
+           coalesce(sum(u.total), 0)::text AS amount
+    FROM (SELECT m.unit_id,
+                 sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
+                 sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
+          FROM giving_months m
+          WHERE m.institution_id = ${institutionId} AND m.level = ${level}
+            AND m.month >= ${previous} AND m.month < ${next}
+          GROUP BY m.unit_id) u`);
   const rate =
     row.previous_donors === 0
       ? null

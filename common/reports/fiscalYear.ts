@@ -15,6 +15,12 @@ export function fiscalYearStart(institutionId: number, year: number): FragmentSq
                        FROM institutions WHERE id = ${institutionId})`;
 }
 
+/** The first day (YYYY-MM-DD) of fiscal year `year` for a start month. */
+export function fiscalYearStartDay(startMonth: number, year: number): string {
+  const startYear = startMonth === 1 ? year : year - 1;
+  return `${String(startYear).padStart(4, '0')}-${String(startMonth).padStart(2, '0')}-01`;
+}
+
 /** The fiscal year (its end year) a date or month falls in, given the start month. */
 export function fiscalYearOf(date: FragmentSqlToken, startMonth: FragmentSqlToken) {
   return sql.fragment`extract(year FROM ${date} + make_interval(months => (13 - ${startMonth}) % 12))::int`;

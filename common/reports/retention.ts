@@ -1,13 +1,14 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject } from '../json.js';
-import { fiscalYearStart, type Level } from './fiscalYear.js';
+import { fiscalYearStartDay, type Level } from './fiscalYear.js';
 
 const retentionRow = z.object({
   previous_donors: z.number(),
   retained: z.number(),
   new: z.number(),
-  recaptured: z.number(),
+  /** New in Y or recaptured: counted in Y and not in Y−1. */
+  arrived: z.number(),
   lapsed: z.number(),
   upgraded: z.number(),
   downgraded: z.number(),
@@ -26,21 +27,25 @@ export async function findRetention(
   year: number,
   level: Level,
 ): Promise<JsonObject> {
-  const previous = fiscalYearStart(institutionId, year - 1);
-  const current = fiscalYearStart(institutionId, year);
-  const next = fiscalYearStart(institutionId, year + 1);
-  const earlier = sql.fragment`EXISTS (
-    SELECT 1 FROM giving_months e
-    WHERE e.institution_id = ${institutionId} AND e.level = ${level}
-      AND e.unit_id = u.unit_id AND e.month < ${previous})`;
+  // The bounds as dates, not subqueries, so that the planner sees how many months they hold
+  // (it reads the key's index in order, not the whole table): the start month is read first.
+  const startMonth = await db.oneFirst(sql.type(z.object({ month: z.number() }))`
+    SELECT fiscal_year_start_month AS month FROM institutions WHERE id = ${institutionId}`);
+  const day = (fiscalYear: number) =>
+    sql.fragment`${fiscalYearStartDay(startMonth, fiscalYear)}::date`;
+  const [previous, current, next] = [day(year - 1), day(year), day(year + 1)];
   // One pass over the units of the two years, read from the key's index alone; whether a unit
-  // new in Y had counted before Y−1 is looked up for those units only (AND stops before it).
+  // that arrived in Y had counted before Y−1 is looked up for those units only, once (AND stops
+  // before the lookup): the others that arrived are recaptured.
   const row = await db.one(sql.type(retentionRow)`
     SELECT count(u.previous_total)::int AS previous_donors,
            count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
              AS retained,
-           count(*) FILTER (WHERE u.previous_total IS NULL AND NOT ${earlier})::int AS new,
-           count(*) FILTER (WHERE u.previous_total IS NULL AND ${earlier})::int AS recaptured,
+           count(*) FILTER (WHERE u.previous_total IS NULL AND NOT EXISTS (
+               SELECT 1 FROM giving_months e
+               WHERE e.institution_id = ${institutionId} AND e.level = ${level}
+                 AND e.unit_id = u.unit_id AND e.month < ${previous}))::int AS new,
+           count(*) FILTER (WHERE u.previous_total IS NULL)::int AS arrived,
            count(*) FILTER (WHERE u.total IS NULL)::int AS lapsed,
            count(*) FILTER (WHERE u.total > u.previous_total)::int AS upgraded,
            count(*) FILTER (WHERE u.total < u.previous_total)::int AS downgraded,
@@ -66,7 +71,7 @@ export async function findRetention(
     retained: row.retained,
     retention_rate: rate,
     new: row.new,
-    recaptured: row.recaptured,
+    recaptured: row.arrived - row.new,
     lapsed: row.lapsed,
     upgraded: row.upgraded,
     downgraded: row.downgraded,

@@ -68,16 +68,27 @@ test('every statement on a tenant table names institution_id', async () => {
   for (const route of routeTable()) {
     if (route.method !== 'get' || route.path.includes('openapi')) continue;
     const path = route.path.replace(':id', '1');
-    // A required parameter takes 1, or the first of its values when it has a set of them.
-    const readQuery = route.doc.kind === 'record-read' ? Object.entries(route.doc.read.query) : [];
+    // A required parameter takes its example (a fiscal year), else the first of its values
+    // when it has a set of them, else 1.
+    const readQuery =
+      route.doc.kind === 'record-read' || route.doc.kind === 'institution-read'
+        ? Object.entries(route.doc.read.query)
+        : [];
     const requiredRead = readQuery
       .filter(([, parameter]) => parameter.required)
       .map(([name, parameter]) => {
         const values = parameter.schema.enum;
-        return `${name}=${Array.isArray(values) ? String(values[0]) : '1'}`;
+        const example = parameter.schema.example;
+        return `${name}=${example !== undefined ? String(example) : Array.isArray(values) ? String(values[0]) : '1'}`;
       });
     const requiredList =
-      route.doc.kind === 'list' ? (route.doc.list.required ?? []).map((name) => `${name}=1`) : [];
+      route.doc.kind === 'list'
+        ? (route.doc.list.required ?? []).map((name) => {
+            const description =
+              route.doc.kind === 'list' ? route.doc.list.filters[name]?.description : undefined;
+            return `${name}=${description?.kind === 'pattern' ? description.example : '1'}`;
+          })
+        : [];
     const names = [...requiredList, ...requiredRead];
     const required = names.length ? `?${names.join('&')}` : '';
     const response = await fetch(`${service.url}/api/v1${path}${required}`, { headers: auth });

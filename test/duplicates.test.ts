@@ -307,6 +307,26 @@ describe('kept current by the writes themselves', () => {
     ).toBe(0);
   });
 
+  test('a merge takes the merged donor out of every pair: the tombstone is no candidate', async () => {
+    const [first, last] = [unique('Mia'), unique('Moss')];
+    const a = await individual(first, last);
+    const b = await individual(first, last);
+    const c = await individual(first, last);
+    expect(await pairOf(a, b)).toBeDefined();
+    const merged = await service.call('POST', `/api/v1/donors/${a}/merge`, {
+      body: { source_id: b },
+      headers: { 'Idempotency-Key': `duplicates-merge-${++counter}` },
+    });
+    expect(merged.status).toBe(200);
+    expect((await candidatesOf(a)).map((row) => row.donor_id)).toEqual([c]);
+    expect(await pairOf(a, b)).toBeUndefined();
+    expect(await pairOf(b, c)).toBeUndefined();
+    expect(
+      await service.db.oneFirst(sql.unsafe`
+      SELECT count(*)::int FROM donor_match_keys WHERE donor_id = ${b}`),
+    ).toBe(0);
+  });
+
   test('a dry-run donor write changes no pair', async () => {
     const [first, last] = [unique('Max'), unique('Moss')];
     const a = await individual(first, last);

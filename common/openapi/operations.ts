@@ -7,7 +7,6 @@ import { webhookDeliveryResponse } from '../webhooks/deliveries.js';
 import type {
   ActionDescriptor,
   ChildCollectionDescriptor,
-  InstitutionReadDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
   RecordReadDescriptor,
@@ -812,10 +811,15 @@ function listedUnderOperation(
   );
 }
 
-/** GET /things/{id}/<read>: an answer computed about one record, with its query parameters. */
-function recordReadOperation(
-  resource: ResourceDescriptor,
-  read: RecordReadDescriptor,
+/**
+ * A computed answer with its query parameters: about one record (GET /things/{id}/<read>, with
+ * the record's path id and a 404 for another institution's) or about the institution's records
+ * (GET /reports/<name>).
+ */
+function readOperation(
+  read: Pick<RecordReadDescriptor, 'query' | 'response' | 'text'>,
+  tag: string,
+  record: ResourceDescriptor | null,
   needs: Needs,
 ): JsonSchema {
   needs.responses.set(read.text.component, read.response);
@@ -824,9 +828,9 @@ function recordReadOperation(
     operationId: read.text.operationId,
     summary: read.text.summary,
     description: read.text.description,
-    tags: [resource.text.tag],
+    tags: [tag],
     parameters: [
-      idPathParameter(resource.label),
+      ...(record ? [idPathParameter(record.label)] : []),
       ...parameters.map(([name, parameter]) => ({
         name,
         in: 'query',
@@ -844,41 +848,7 @@ function recordReadOperation(
             ? (['parameter_missing'] as const)
             : []),
           ...authentication,
-          'resource_not_found',
-          ...ourSide,
-        ],
-        needs,
-      ),
-      ...anyError,
-    },
-  };
-}
-
-/** GET /reports/<name>: a computed answer about the institution's records, one object. */
-function institutionReadOperation(read: InstitutionReadDescriptor, needs: Needs): JsonSchema {
-  needs.responses.set(read.text.component, read.response);
-  const parameters = Object.entries(read.query);
-  return {
-    operationId: read.text.operationId,
-    summary: read.text.summary,
-    description: read.text.description,
-    tags: [read.text.tag],
-    parameters: parameters.map(([name, parameter]) => ({
-      name,
-      in: 'query',
-      required: parameter.required,
-      description: parameter.description,
-      schema: parameter.schema,
-    })),
-    responses: {
-      '200': success(read.text.summary + '.', schemaRef(read.text.component)),
-      ...errorResponses(
-        [
-          'invalid_parameter',
-          ...(parameters.some(([, parameter]) => parameter.required)
-            ? (['parameter_missing'] as const)
-            : []),
-          ...authentication,
+          ...(record ? (['resource_not_found'] as const) : []),
           ...ourSide,
         ],
         needs,
@@ -912,9 +882,9 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
     case 'listed-under':
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
     case 'record-read':
-      return recordReadOperation(route.doc.resource, route.doc.read, needs);
+      return readOperation(route.doc.read, route.doc.resource.text.tag, route.doc.resource, needs);
     case 'institution-read':
-      return institutionReadOperation(route.doc.read, needs);
+      return readOperation(route.doc.read, route.doc.read.text.tag, null, needs);
     case 'event-list':
       return eventListOperation(route.doc, needs);
     case 'event-retrieve':

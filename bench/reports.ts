@@ -144,20 +144,7 @@ async function main(): Promise<void> {
     // The gifts created while the triggers were off are in no month row: the rows are made
     // again from the gifts, as the migration first made them, so that the reports read what
     // the gifts say.
-    await unlimited(pool, [
-      sql.unsafe`DELETE FROM giving_months WHERE institution_id = ${institution.id}`,
-      sql.unsafe`
-      INSERT INTO giving_months (institution_id, level, unit_id, month, total, gift_count)
-      SELECT g.institution_id, u.level, u.unit_id, date_trunc('month', g.gift_date)::date,
-             sum(giving_net(g.status, g.base_amount, g.base_amount_refunded)), count(*)
-      FROM gifts g
-      JOIN donors d ON d.institution_id = g.institution_id AND d.id = g.donor_id
-      CROSS JOIN LATERAL (VALUES ('donor', g.donor_id),
-                                 ('household', coalesce(d.household_id, g.donor_id))) AS u(level, unit_id)
-      WHERE g.institution_id = ${institution.id}
-        AND giving_net(g.status, g.base_amount, g.base_amount_refunded) IS NOT NULL
-      GROUP BY 1, 2, 3, 4`,
-    ]);
+    await unlimited(pool, [sql.unsafe`SELECT giving_months_rebuild(${institution.id})`]);
     await vacuum(pool, ['giving_months']);
 
     const reads = { headers: auth, connections: 4, seconds };

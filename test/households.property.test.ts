@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
-import { checkAfterEveryStep } from './helpers/stepWorld.js';
+import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
 
 /**
  * constituents.md §1, over any sequence of joins, leaves, gifts (some soft-credited to the
@@ -116,40 +116,17 @@ function recompute(gifts: readonly ModelGift[], givers: ReadonlySet<number>, hou
   };
 }
 
-class World {
+class World extends TenantSteps {
   /** Person index → donor id; HOUSEHOLD → the household's. */
   readonly donors: number[] = [];
   readonly members = new Set<number>();
   readonly gifts: ModelGift[] = [];
-  private step = 0;
-
-  constructor(readonly tenant: Tenant) {}
-
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-    this.step += 1;
-    return service.call<T>(method, `/api/v1${path}`, {
-      key: this.tenant.key,
-      body,
-      headers: body === undefined ? {} : { 'Idempotency-Key': `step-${this.step}` },
-    });
+  constructor(tenant: Tenant) {
+    super(service, tenant);
   }
 
   async setUp(): Promise<void> {
-    for (let i = 0; i < PEOPLE; i += 1) {
-      const person = await this.call<{ id: number }>('POST', '/donors', {
-        role: 'Individual',
-        first_name: 'Person',
-        last_name: String(i),
-      });
-      expect(person.status).toBe(201);
-      this.donors.push(person.body.id);
-    }
-    const household = await this.call<{ id: number }>('POST', '/donors', {
-      role: 'Household',
-      last_name: 'Family',
-    });
-    expect(household.status).toBe(201);
-    this.donors.push(household.body.id);
+    this.donors.push(...(await this.peopleAndHousehold(PEOPLE)));
   }
 
   async apply(operation: Op): Promise<void> {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
-import { checkAfterEveryStep } from './helpers/stepWorld.js';
+import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
 
 /**
  * fundraising.md §5, over any sequence of gifts over five fiscal years, edits, deletes, refunds,
@@ -151,40 +151,17 @@ interface ReportRow {
   last_counted_year?: number;
 }
 
-class World {
+class World extends TenantSteps {
   readonly donors: number[] = [];
   /** A person merged into another: the survivor's index (a tombstone takes no more writes). */
   readonly mergedInto = new Map<number, number>();
   readonly gifts: { id: number; locked: boolean; deleted: boolean }[] = [];
-  private step = 0;
-
-  constructor(readonly tenant: Tenant) {}
-
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-    this.step += 1;
-    return service.call<T>(method, `/api/v1${path}`, {
-      key: this.tenant.key,
-      body,
-      headers: body === undefined ? {} : { 'Idempotency-Key': `step-${this.step}` },
-    });
+  constructor(tenant: Tenant) {
+    super(service, tenant);
   }
 
   async setUp(): Promise<void> {
-    for (let i = 0; i < PEOPLE; i += 1) {
-      const person = await this.call<{ id: number }>('POST', '/donors', {
-        role: 'Individual',
-        first_name: 'Person',
-        last_name: String(i),
-      });
-      expect(person.status).toBe(201);
-      this.donors.push(person.body.id);
-    }
-    const household = await this.call<{ id: number }>('POST', '/donors', {
-      role: 'Household',
-      last_name: 'Family',
-    });
-    expect(household.status).toBe(201);
-    this.donors.push(household.body.id);
+    this.donors.push(...(await this.peopleAndHousehold(PEOPLE)));
   }
 
   /** The donor a person's writes go to: itself, or the one it was merged into. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { allRows } from './helpers/allRows.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
-import { checkAfterEveryStep } from './helpers/stepWorld.js';
+import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
 
 /**
  * giving.md §7, over any sequence of money operations: after every step, the sum of fund
@@ -130,24 +130,15 @@ function split(cents: number, count: number, cuts: number[]): number[] {
   return bounds.slice(1).map((bound, index) => bound - bounds[index]! + 1);
 }
 
-class World {
+class World extends TenantSteps {
   readonly funds: number[] = [];
   readonly donors: number[] = [];
   readonly gifts: ModelGift[] = [];
   readonly receipts: ModelReceipt[] = [];
   /** Donor index → the index of the donor it was merged into. */
   readonly merged = new Map<number, number>();
-  private step = 0;
-
-  constructor(readonly tenant: Tenant) {}
-
-  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown) {
-    this.step += 1;
-    return service.call<T>(method, `/api/v1${path}`, {
-      key: this.tenant.key,
-      body,
-      headers: body === undefined ? {} : { 'Idempotency-Key': `step-${this.step}` },
-    });
+  constructor(tenant: Tenant) {
+    super(service, tenant);
   }
 
   async setUp(): Promise<void> {

@@ -445,7 +445,10 @@ describe('writes racing a merge', () => {
       const mergeAnswer = answers.pop()!;
       expect(mergeAnswer.status).toBe(200);
       for (const answer of answers) {
-        expect([201, 422]).toContain(answer.status);
+        if (![201, 422].includes(answer.status))
+          throw new Error(
+            `answered ${answer.status} (Request-Id ${answer.headers.get('request-id')}): ${JSON.stringify(answer.body)}`,
+          );
         if (answer.status === 422)
           expect(
             (answer.body as { error: { errors: { code: string }[] } }).error.errors[0]!.code,

@@ -376,7 +376,7 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
     return sql.fragment`(SELECT count(*) FROM (
         SELECT id FROM ${sql.identifier([reference.table])}
         WHERE institution_id = ${institutionId} AND id = ANY(${ids}) ${usable}
-        FOR KEY SHARE) AS held) = cardinality(${ids})`;
+        ORDER BY id FOR KEY SHARE) AS held) = cardinality(${ids})`;
   });
   // Held as baseCurrency holds it: after waiting for a change of currency, the lock reads the
   // row as the change left it.
@@ -403,11 +403,33 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
           referenceColumns.map((column) => sql.fragment`, ${column} int8[]`),
           sql.fragment``,
         )})`;
+  // The one lock order (holdDonors): every donor any create names, lower id first, before any
+  // other row. Held create by create instead, two creates naming a merge's two donors in
+  // opposite orders would each hold one while the merge holds the other.
+  const namesDonors = references.some(({ reference }) => reference.table === 'donors');
+  const donorIds = [
+    ...new Set(
+      items.flatMap((item) =>
+        judgedOf(item.create)!.references.flatMap(({ reference, ids }) =>
+          reference.table === 'donors' ? ids : [],
+        ),
+      ),
+    ),
+  ];
+  const first = namesDonors
+    ? sql.fragment`
+    WITH donors_held AS MATERIALIZED (
+      SELECT id FROM donors
+      WHERE institution_id = ${institutionId} AND id = ANY(${sql.array(donorIds, 'int8')})
+      ORDER BY id FOR KEY SHARE),
+    requested AS MATERIALIZED (
+      SELECT * FROM ${requested} WHERE (SELECT count(*) FROM donors_held) >= 0),`
+    : sql.fragment`
+    WITH requested AS MATERIALIZED (SELECT * FROM ${requested}),`;
   // A follow-up's guard is judged once per distinct hints: the creates of a batch mostly share
   // theirs (gifts coded alike).
   const guarded = followUp
-    ? sql.fragment`
-    WITH requested AS MATERIALIZED (SELECT * FROM ${requested}),
+    ? sql.fragment`${first}
     hinted AS MATERIALIZED (
       SELECT h.hints, ${followUp.guard(sql.fragment`h.hints`)} AS holds
       FROM (SELECT DISTINCT hints FROM requested) AS h),
@@ -415,10 +437,10 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
       FROM requested AS m
       WHERE (SELECT holds FROM hinted WHERE hinted.hints = m.hints) AND`
-    : sql.fragment`
-    WITH admitted AS MATERIALIZED (
+    : sql.fragment`${first}
+    admitted AS MATERIALIZED (
       SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
-      FROM ${requested}
+      FROM requested AS m
       WHERE`;
   return sql.fragment`${guarded}
         EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)

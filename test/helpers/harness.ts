@@ -131,14 +131,15 @@ export async function startTestService(
     DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS ?? 'true',
     CURSOR_SECRET: randomBytes(32).toString('hex'),
     QUEUE_PREFIX: `dgs-test-${randomBytes(6).toString('hex')}`,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // CI (.ci/run) keeps the services' errors in a file it shows when a test fails.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? (process.env.TEST_ERROR_LOG ? 'error' : 'silent'),
     WORKER_CONCURRENCY: '8',
     DATABASE_POOL_SIZE: '10',
     // Tests fire bursts from one key; the limiter still runs, at a ceiling they never reach.
     RATE_LIMIT_PER_SECOND: '100000',
     ...overrides,
   });
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, process.env.TEST_ERROR_LOG || 1);
   const db = await createDatabasePool(database.url, {
     maxPoolSize: 5,
     applicationName: 'dgs-test',

@@ -64,7 +64,7 @@ const lockWaits = (pattern: string) =>
     SELECT count(*)::int FROM pg_stat_activity
     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE ${pattern}`);
 /** A create in one statement with its receipt and event, as a gift's is (its text is long: the start). */
-const giftStatement = '%WITH admitted AS MATERIALIZED%';
+const giftStatement = '%admitted AS MATERIALIZED%';
 const institutionLock = '%FROM institutions WHERE id = % FOR UPDATE%';
 const receiptStore = '%write_receipts%';
 /** A new institution of its own (USD), with a donor: for the currency rules. */

@@ -128,7 +128,9 @@ test('a write whose API process answered 504 and then died still commits once, a
     const timedOut = await postTo(api.url, key, key);
     expect(timedOut.status).toBe(504);
     expect(((await timedOut.json()) as Body).error?.code).toBe('write_timeout');
-    expect(Date.now() - started).toBeLessThan(WRITE_TIMEOUT_MS + 1_000);
+    // The donor stays held until the finally below, so without its timeout the API would wait
+    // for good; the margin is for a loaded CI machine.
+    expect(Date.now() - started).toBeLessThan(WRITE_TIMEOUT_MS + 4_000);
     await killProcess(api.proc);
     expect(await giftsWithSubject(key)).toBe(0);
   } finally {

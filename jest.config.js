@@ -1,3 +1,27 @@
+/**
+ * Tests of the processes themselves (start, shutdown, packaging, the demo, the operator CLI), of
+ * the static document and of the browser pages: they prove nothing more when the service's
+ * connections go through PgBouncer, so CI's second pass (.ci/run, TEST_ONCE=1) leaves them to
+ * the first.
+ */
+const oncePerRun = [
+  'shutdown',
+  'startup',
+  'demo',
+  'demo.local',
+  'install',
+  'compose',
+  'processes',
+  'seed',
+  'operatorCli',
+  'operatorCli.webhooks',
+  'imports.cli',
+  'openapi.lint',
+  'docsPage',
+  'browser',
+  'adminDashboard.browser',
+].map((name) => `<rootDir>/test/${name.replaceAll('.', '\\.')}\\.test\\.ts$`);
+
 /** Integration tests run against real PostgreSQL, Redis and BullMQ workers (see test/helpers). */
 export default {
   testEnvironment: 'node',
@@ -15,6 +39,7 @@ export default {
     '<rootDir>/test/faults/',
     '<rootDir>/test/readme/',
     '<rootDir>/test/audit/',
+    ...(process.env.TEST_ONCE ? oncePerRun : []),
   ],
   globalSetup: '<rootDir>/test/helpers/globalSetup.js',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.js',

@@ -4,6 +4,7 @@ import { allRows } from './helpers/allRows.js';
 import type { ApiResponse } from './helpers/harness.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { checkAfterEveryStep } from './helpers/stepWorld.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * giving.md §7 in more than one currency (fundraising.md §2), over any sequence of gifts in
@@ -1123,7 +1124,7 @@ test('base amounts are the amounts at their rates, rounded half-even, and every 
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     minLength: 8,
     maxLength: 16,
-    numRuns: 15,
+    numRuns: runs(15),
   });
 }, 240_000);
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'slonik';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * Over any donors written in one statement (as an import's chunk writes them: the triggers see
@@ -177,6 +178,6 @@ test('pairs follow the rule, and paging GET /duplicates never skips or repeats o
         );
       },
     ),
-    { numRuns: 25 },
+    { numRuns: runs(25) },
   );
 }, 120_000);

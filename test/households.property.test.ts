@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * constituents.md §1, over any sequence of joins, leaves, gifts (some soft-credited to the
@@ -239,6 +240,6 @@ class World extends TenantSteps {
 test('a household’s giving equals a plain recomputation from its current members’ and its own gifts, each once, after every step of any sequence of joins, leaves, gifts, refunds and voids', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 12,
-    numRuns: 40,
+    numRuns: runs(40),
   });
 }, 300_000);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * A gift date range is paged by windowedPage (common/pagination/listPage.ts): a short walk on the
@@ -146,6 +147,6 @@ test('a date range pages through exactly its gifts, newest first, forward and ba
         expect(backward).toEqual(expected);
       },
     ),
-    { numRuns: 40 },
+    { numRuns: runs(40) },
   );
 });

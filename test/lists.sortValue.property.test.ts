@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * A donor's consents are paged on (captured_at, id), newest first (common/pagination/listPage.ts,
@@ -194,6 +195,6 @@ test('consents page newest captured_at first, ties newest id first, forward and 
     ),
     // 20 walks: each is up to 60 consents and 40 pages through the API, and the suite runs it
     // beside every other file on two cores.
-    { numRuns: 20 },
+    { numRuns: runs(20) },
   );
 }, 180_000);

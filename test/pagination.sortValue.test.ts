@@ -5,6 +5,7 @@ import { DEFAULT_RANGE_READING, listPage } from '../common/pagination/listPage.j
 import { parseListRequest } from '../common/pagination/listRequest.js';
 import type { ListSpec, SortValue } from '../common/pagination/listSpec.js';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * The cursor engine's sort value in general (ListSpec.sort), beyond the consent list that uses
@@ -133,7 +134,7 @@ test.each(Object.entries(SORTS))(
           expect(backward.map((row) => row.id)).toEqual(expected);
         },
       ),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   },
 );

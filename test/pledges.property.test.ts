@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { allRows } from './helpers/allRows.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { checkAfterEveryStep } from './helpers/stepWorld.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * Pledges under any sequence of pledges, payments, refunds, voids, write-offs and cancellations
@@ -357,6 +358,6 @@ class World {
 test('pledge figures and the totals agree after every step of any sequence of pledge operations', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 12,
-    numRuns: 20,
+    numRuns: runs(20),
   });
 }, 240_000);

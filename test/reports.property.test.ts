@@ -3,6 +3,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * fundraising.md §5, over any sequence of gifts over five fiscal years, edits, deletes, refunds,
@@ -449,6 +450,6 @@ class World extends TenantSteps {
 test('every fiscal-year report and giving summary equals a plain recomputation from the gifts after every step of any sequence of gifts, edits, deletes, refunds, voids, household joins and leaves, merges and fiscal-year changes', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 10,
-    numRuns: 12,
+    numRuns: runs(12),
   });
 }, 600_000);

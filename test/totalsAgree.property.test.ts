@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { allRows } from './helpers/allRows.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { checkAfterEveryStep, TenantSteps } from './helpers/stepWorld.js';
+import { runs } from './helpers/propertyRuns.js';
 
 /**
  * giving.md §7, over any sequence of money operations: after every step, the sum of fund
@@ -407,6 +408,6 @@ class World extends TenantSteps {
 test('totals agree, soft credits count by their gifts’ net amounts, and receipt numbers are 1..N after every step of any sequence of money operations and donor merges', async () => {
   await checkAfterEveryStep(op, async () => new World(await service.createTenant()), {
     maxLength: 14,
-    numRuns: 25,
+    numRuns: runs(25),
   });
 }, 240_000);

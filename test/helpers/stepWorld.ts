@@ -1,3 +1,4 @@
+import { runs } from './propertyRuns.js';
 import fc from 'fast-check';
 import type { Tenant, TestService } from './harness.js';
 
@@ -32,7 +33,7 @@ export function checkAfterEveryStep<Op>(
         }
       },
     ),
-    { numRuns: options.numRuns },
+    { numRuns: runs(options.numRuns) },
   );
 }
 

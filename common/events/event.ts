@@ -54,7 +54,7 @@ export const eventResponse = z.object({
   }),
 });
 
-const eventRow = z.object({
+export const eventRow = z.object({
   seq: z.number(),
   id: z.string(),
   type: z.string(),
@@ -66,7 +66,7 @@ const eventRow = z.object({
 });
 export type EventRow = z.infer<typeof eventRow>;
 
-const columns = sql.fragment`
+export const eventColumns = sql.fragment`
   seq, id, type, data, previous_attributes, request_id, api_key_id, created_at`;
 
 /** The event as GET /events/{id} answers it, and as webhooks deliver it. */
@@ -114,7 +114,7 @@ export const eventList: ListSpec<EventRow> = {
   from: sql.fragment`events`,
   institutionColumn: sql.fragment`institution_id`,
   key: sql.fragment`seq`,
-  columns,
+  columns: eventColumns,
   row: eventRow,
   keyOf: (row) => row.seq,
   present: presentEvent,
@@ -137,6 +137,6 @@ export async function retrieveEvent(
 ): Promise<JsonObject | null> {
   if (!EVENT_ID.test(id)) return null;
   const row = await db.maybeOne(sql.type(eventRow)`
-    SELECT ${columns} FROM events WHERE institution_id = ${institutionId} AND id = ${id}`);
+    SELECT ${eventColumns} FROM events WHERE institution_id = ${institutionId} AND id = ${id}`);
   return row && presentEvent(row);
 }

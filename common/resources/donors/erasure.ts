@@ -92,6 +92,13 @@ export function eraseDonorFields(object: JsonObject): JsonObject {
   return out;
 }
 
+/** The free text of records naming the person that erasure clears (eraseRecords). */
+const freeText: Record<string, { sides: string[]; fields: string[]; as: string | null }> = {
+  relationship: { sides: ['donor_id', 'related_donor_id'], fields: ['note'], as: null },
+  pledge: { sides: ['donor_id'], fields: ['note'], as: null },
+  consent: { sides: ['donor_id'], fields: ['statement'], as: ERASED_NAME },
+};
+
 const matches = (person: Person, value: string) =>
   person.emails.has(value.trim().toLowerCase()) || person.values.has(value.trim());
 
@@ -99,8 +106,9 @@ const matches = (person: Person, value: string) =>
  * Any stored JSON (an event's object, a stored answer) as erasure leaves it: a donor object of
  * the person erased (eraseDonorFields), a tribute naming the person as honoree without the
  * honoree's name, and any other string that is one of the person's email addresses, phone
- * numbers or external ids nulled. Receipts' frozen `donor_name` and `donor_address` are not
- * such strings: they stay (a tax record the law obliges the institution to keep).
+ * numbers or external ids nulled, a copy of a receipt to the person without its frozen name and
+ * address (the receipt itself, the tax record the law obliges the institution to keep, stays
+ * as issued).
  */
 export function scrubJson(value: JsonValue, person: Person): JsonValue {
   if (typeof value === 'string') return matches(person, value) ? null : value;
@@ -112,6 +120,22 @@ export function scrubJson(value: JsonValue, person: Person): JsonValue {
       : value;
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(own)) out[key] = scrubJson(item, person);
+  const names = (field: string) =>
+    typeof out[field] === 'number' && person.ids.has(out[field] as number);
+  // The free text about the person on its records, as eraseRecords clears it in the tables.
+  const clear = freeText[String(out.object)];
+  if (clear && clear.sides.some(names))
+    for (const field of clear.fields) if (out[field] != null) out[field] = clear.as;
+  // A receipt keeps its frozen name and address in the receipts table, the tax record; its
+  // copies in events and stored answers are not that record.
+  if (
+    out.object === 'receipt' &&
+    typeof out.donor_id === 'number' &&
+    person.ids.has(out.donor_id)
+  ) {
+    if (typeof out.donor_name === 'string') out.donor_name = ERASED_NAME;
+    if ('donor_address' in out) out.donor_address = null;
+  }
   if (
     typeof out.honoree_donor_id === 'number' &&
     person.ids.has(out.honoree_donor_id) &&
@@ -122,7 +146,7 @@ export function scrubJson(value: JsonValue, person: Person): JsonValue {
 }
 
 /**
- * Whether an import row (a file row as sent: CSV cells are strings, JSON rows any value) is
+ * Whether an import row (by column: CSV cells are strings, JSON rows any value) is
  * about the person: it names one of its ids as `donor_id`, holds one of its email addresses,
  * phone numbers or external ids in any cell, or is a donor row with its first and last name.
  * Names alone may catch a namesake's row too: erasure errs on the side of the person.
@@ -166,7 +190,13 @@ const eventRow = z.object({
   previous_attributes: z.json().nullable(),
 });
 const receiptRow = z.object({ source: z.string(), key: z.string(), response_body: z.json() });
-const chunkRow = z.object({ file_id: z.number(), chunk: z.number(), rows: z.array(z.json()) });
+const chunkRow = z.object({
+  file_id: z.number(),
+  chunk: z.number(),
+  rows: z.array(z.json()),
+  // A CSV file's header: its rows are arrays of cells in this order (a JSON file's, objects).
+  columns: z.array(z.string()),
+});
 
 const same = (a: JsonValue, b: JsonValue) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -221,20 +251,29 @@ export async function eraseStoredCopies(
   }
   let importRows = 0;
   const chunks = await db.any(sql.type(chunkRow)`
-    SELECT file_id, chunk, rows FROM import_chunks
-    WHERE institution_id = ${institutionId} AND lower(rows::text) LIKE ANY(${patterns})`);
+    SELECT c.file_id, c.chunk, c.rows, f.columns FROM import_chunks c
+    JOIN import_files f ON f.institution_id = c.institution_id AND f.id = c.file_id
+    WHERE c.institution_id = ${institutionId}
+      AND (lower(c.rows::text) LIKE ANY(${patterns})
+        -- A CSV cell is no "donor_id":N the sieve could find.
+        OR (f.format = 'csv' AND f.columns ? 'donor_id'))`);
   for (const chunk of chunks) {
     let changed = 0;
-    // A row about the person becomes an empty row: the file keeps its row numbers.
+    // A row about the person becomes an empty one (no cell, or every CSV cell empty): the file
+    // keeps its row numbers.
     const rows = chunk.rows.map((row) => {
-      if (!rowNamesPerson(row as JsonValue, person)) return row;
+      const cells = row as JsonValue;
+      const named = Array.isArray(cells)
+        ? Object.fromEntries(chunk.columns.map((column, index) => [column, cells[index] ?? null]))
+        : cells;
+      if (!rowNamesPerson(named, person)) return cells;
       changed += 1;
-      return {};
+      return Array.isArray(cells) ? cells.map(() => '') : {};
     });
     if (!changed) continue;
     importRows += changed;
     await db.query(sql.unsafe`
-      UPDATE import_chunks SET rows = ${sql.json(rows as JsonValue)}::json
+      UPDATE import_chunks SET rows = ${sql.json(rows)}::json
       WHERE institution_id = ${institutionId} AND file_id = ${chunk.file_id}
         AND chunk = ${chunk.chunk}`);
   }
@@ -244,8 +283,8 @@ export async function eraseStoredCopies(
 /**
  * The person's own records as erasure leaves them: the donor and its tombstones with names
  * "Erased" and no contact point, external id or date of death; the free text about it
- * (relationship and pledge notes, consent statements, dismissed duplicate pairs' reasons)
- * gone; a tribute to it without its name. Gifts, pledges, recurring gifts and receipts keep
+ * (relationship and pledge notes, dismissed duplicate pairs' reasons) gone, consent statements
+ * "Erased" (an opt-in keeps one); a tribute to it without its name. Gifts, pledges, recurring gifts and receipts keep
  * their amounts and donor, so its money stays in every total; receipts keep their frozen name
  * and address.
  */
@@ -274,8 +313,9 @@ export async function eraseRecords(
   await db.query(sql.unsafe`
     UPDATE pledges SET note = NULL, updated_at = now()
     WHERE ${scope} AND note IS NOT NULL AND donor_id = ANY(${ids})`);
+  // An opt-in must keep a statement (the evidence that it was given): it becomes "Erased".
   await db.query(sql.unsafe`
-    UPDATE consents SET statement = NULL
+    UPDATE consents SET statement = ${ERASED_NAME}
     WHERE ${scope} AND statement IS NOT NULL AND donor_id = ANY(${ids})`);
   await db.query(sql.unsafe`
     UPDATE gifts SET tribute = jsonb_set(tribute, '{honoree_name}', to_jsonb(${ERASED_NAME}::text)),

@@ -60,11 +60,15 @@ export const donorExportResponse = z.object({
   receipts: z
     .array(receiptResponse)
     .describe('Receipts issued to the donor, with their frozen name and address.'),
-  events: z
-    .array(eventResponse)
-    .describe(
-      'Stored events of the donor, of the donors merged into it, and of every record above, oldest first (kept `EVENT_RETENTION_DAYS`).',
-    ),
+  // A getter: the event schema lists every event type, which the resources (this one among
+  // them) declare, so it exists only once they are all loaded.
+  get events() {
+    return z
+      .array(eventResponse)
+      .describe(
+        'Stored events of the donor, of the donors merged into it, and of every record above, oldest first (kept `EVENT_RETENTION_DAYS`).',
+      );
+  },
 });
 
 async function rowsOf<Row extends Stored>(

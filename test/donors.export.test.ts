@@ -22,6 +22,7 @@ interface Export {
   recurring_gifts: { id: number }[];
   receipts: { id: number; donor_name: string }[];
   events: { type: string; data: { object: { id: number } } }[];
+  [key: string]: unknown;
 }
 
 const post = <T = { id: number }>(path: string, body: Body, key?: string) =>

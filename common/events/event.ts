@@ -10,7 +10,10 @@ import {
 } from '../pagination/listSpec.js';
 import { errors } from '../errors.js';
 import { timestamp } from '../resources/responseFields.js';
+import { eventColumns, eventRow, presentEvent, type EventRow } from './stored.js';
 import { eventTypes } from './types.js';
+
+export { presentEvent, type EventRow };
 
 /** `evt_` and 32 hex digits (the migration's default): nothing else can name an event. */
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
@@ -53,39 +56,6 @@ export const eventResponse = z.object({
       ),
   }),
 });
-
-export const eventRow = z.object({
-  seq: z.number(),
-  id: z.string(),
-  type: z.string(),
-  data: z.record(z.string(), z.json()),
-  previous_attributes: z.record(z.string(), z.json()).nullable(),
-  request_id: z.string().nullable(),
-  api_key_id: z.string().nullable(),
-  created_at: z.string(),
-});
-export type EventRow = z.infer<typeof eventRow>;
-
-export const eventColumns = sql.fragment`
-  seq, id, type, data, previous_attributes, request_id, api_key_id, created_at`;
-
-/** The event as GET /events/{id} answers it, and as webhooks deliver it. */
-export function presentEvent(row: EventRow): JsonObject {
-  return {
-    id: row.id,
-    object: 'event',
-    type: row.type,
-    created_at: row.created_at,
-    request_id: row.request_id,
-    api_key_id: row.api_key_id,
-    data: {
-      object: row.data as JsonObject,
-      ...(row.previous_attributes
-        ? { previous_attributes: row.previous_attributes as JsonObject }
-        : {}),
-    },
-  };
-}
 
 /**
  * `type`: one type, or every type of one object (`gift.*`). A type's first part is always its

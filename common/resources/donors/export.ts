@@ -1,12 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import {
-  eventColumns,
-  eventResponse,
-  eventRow,
-  presentEvent,
-  type EventRow,
-} from '../../events/event.js';
+import { eventColumns, eventRow, presentEvent, type EventRow } from '../../events/stored.js';
 import type { JsonObject } from '../../json.js';
 import { consentTable, type ConsentRow } from '../consents/schema.js';
 import { presentConsent } from '../consents/present.js';
@@ -34,6 +28,33 @@ import { findGiving, findMemberIds } from './queries.js';
 import { donorDetailResponse, donorResponse } from './response.js';
 import { donorTable, type DonorRow } from './schema.js';
 
+/**
+ * The most records of one kind an export lists: far beyond any one person's (a donor with 10,000
+ * gifts is a large one), so that the document stays bounded.
+ */
+export const MAX_EXPORTED = 100_000;
+
+/**
+ * An event as `GET /events/{id}` answers it. Not event.ts's schema: that one lists every event
+ * type, which the resources (this one among them) declare, so it cannot be loaded from here.
+ */
+const exportedEvent = z.object({
+  id: z.string().describe('The event’s id, as `GET /events/{id}` takes it.'),
+  object: z.literal('event'),
+  type: z
+    .string()
+    .describe('What happened, `<object>.<what happened>`, as `GET /events` names it.'),
+  created_at: timestamp,
+  request_id: z.string().nullable(),
+  api_key_id: z.string().nullable(),
+  data: z.object({
+    object: z.record(z.string(), z.unknown()),
+    previous_attributes: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+const listOf = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_EXPORTED);
+
 export const donorExportResponse = z.object({
   object: z.literal('donor_export'),
   donor_id: reference('donor'),
@@ -41,34 +62,31 @@ export const donorExportResponse = z.object({
   donor: donorDetailResponse.describe(
     'The donor as `GET /donors/{id}` answers it: names, contact points (primary and listed), flags, household and giving.',
   ),
-  merged_donors: z
-    .array(donorResponse)
-    .describe('The tombstones of the donors merged into this one (the same person, earlier).'),
-  relationships: z
-    .array(relationshipResponse)
-    .describe('Every relationship naming the donor, on either side, as written.'),
-  consents: z.array(consentResponse).describe('Every consent of the donor, oldest first.'),
-  gifts: z.array(giftResponse).describe('The donor’s own gifts (hard credit), oldest first.'),
-  soft_credits: z
-    .array(giftResponse)
-    .describe('Other donors’ gifts that soft-credit the donor, whole, oldest first.'),
-  tributes: z
-    .array(giftResponse)
-    .describe('Gifts made in honor or in memory of the donor (`tribute.honoree_donor_id`).'),
-  pledges: z.array(pledgeResponse),
-  recurring_gifts: z.array(recurringGiftResponse),
-  receipts: z
-    .array(receiptResponse)
-    .describe('Receipts issued to the donor, with their frozen name and address.'),
-  // A getter: the event schema lists every event type, which the resources (this one among
-  // them) declare, so it exists only once they are all loaded.
-  get events() {
-    return z
-      .array(eventResponse)
-      .describe(
-        'Stored events of the donor, of the donors merged into it, and of every record above, oldest first (kept `EVENT_RETENTION_DAYS`).',
-      );
-  },
+  merged_donors: listOf(donorResponse).describe(
+    'The tombstones of the donors merged into this one (the same person, earlier).',
+  ),
+  relationships: listOf(relationshipResponse).describe(
+    'Every relationship naming the donor, on either side, as written.',
+  ),
+  consents: listOf(consentResponse).describe('Every consent of the donor, oldest first.'),
+  gifts: listOf(giftResponse).describe('The donor’s own gifts (hard credit), oldest first.'),
+  soft_credits: listOf(giftResponse).describe(
+    'Other donors’ gifts that soft-credit the donor, whole, oldest first.',
+  ),
+  tributes: listOf(giftResponse).describe(
+    'Gifts made in honor or in memory of the donor (`tribute.honoree_donor_id`).',
+  ),
+  pledges: listOf(pledgeResponse),
+  recurring_gifts: listOf(recurringGiftResponse),
+  receipts: listOf(receiptResponse).describe(
+    'Receipts issued to the donor, with their frozen name and address.',
+  ),
+  events: z
+    .array(exportedEvent)
+    .max(MAX_EXPORTED)
+    .describe(
+      'Stored events of the donor, of the donors merged into it, and of every record above, oldest first (kept `EVENT_RETENTION_DAYS`).',
+    ),
 });
 
 async function rowsOf<Row extends Stored>(
@@ -80,7 +98,7 @@ async function rowsOf<Row extends Stored>(
   const rows = await db.any(sql.type(table.row)`
     SELECT ${columnsOf(table)} FROM ${sql.identifier([table.name])}
     WHERE institution_id = ${institutionId} AND ${condition}
-    ORDER BY id`);
+    ORDER BY id LIMIT ${MAX_EXPORTED}`);
   return [...(rows as readonly Row[])];
 }
 
@@ -101,7 +119,7 @@ async function eventsOf(
       ),
       sql.fragment` OR `,
     )})
-    ORDER BY seq`);
+    ORDER BY seq LIMIT ${MAX_EXPORTED}`);
   return rows.map((row) => presentEvent(row as EventRow));
 }
 
@@ -213,7 +231,7 @@ export const donorExport: RecordReadDescriptor = {
     summary: 'Export everything stored about a donor',
     description: [
       'Every stored fact about the donor as one JSON document, for a subject access request: the donor as `GET /donors/{id}` answers it (names, primary and listed contact points, flags, household, giving), the donors merged into it, its relationships (either side), consents, own gifts, other donors’ gifts that soft-credit it, gifts in its honor or memory, pledges, recurring gifts, receipts (with their frozen name and address), and the stored events of all of these, oldest first.',
-      'Not paged: the document is the whole answer. An erased donor’s export shows what erasure kept. A donor of another institution is as absent as a missing one (404).',
+      'Not paged: the document is the whole answer, with at most 100,000 records of each kind (far beyond any one person’s). An erased donor’s export shows what erasure kept. A donor of another institution is as absent as a missing one (404).',
     ].join('\n\n'),
   },
 };

@@ -71,7 +71,8 @@ const when: Record<ErrorCode, string> = {
   method_not_allowed: 'The path exists but not with this method; `Allow` lists the methods.',
   idempotency_key_in_flight: 'The first request with this Idempotency-Key is still running.',
   invalid_state_transition: 'A status change the state machine does not allow.',
-  resource_in_use: 'The record is still referenced by others.',
+  resource_in_use:
+    'The record is still referenced by others, or (an erasure) the donor still has an active recurring gift or an open pledge.',
   resource_archived: 'The award cycle (of the award) is archived and takes no change.',
   gift_locked:
     'The gift’s money history is fixed: it is receipted, refunded or voided, so its money fields cannot change and it cannot be deleted. A correction is a refund or a void.',

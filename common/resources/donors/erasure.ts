@@ -15,7 +15,8 @@ export const ERASED_NAME = 'Erased';
 export interface Person {
   ids: ReadonlySet<number>;
   emails: ReadonlySet<string>;
-  values: ReadonlySet<string>;
+  phones: ReadonlySet<string>;
+  externalIds: ReadonlySet<string>;
   names: ReadonlySet<string>;
 }
 
@@ -40,29 +41,30 @@ export async function findPerson(
   const tombstones = rows as readonly (DonorRow & z.infer<typeof tombstoneRow>)[];
   const all = [donor, ...tombstones];
   const emails = new Set<string>();
-  const values = new Set<string>();
+  const phones = new Set<string>();
+  const externalIds = new Set<string>();
   const names = new Set<string>();
   const addEmail = (value: string | null | undefined) => {
     if (value?.trim()) emails.add(value.trim().toLowerCase());
   };
-  const addValue = (value: string | null | undefined) => {
-    if (value?.trim()) values.add(value.trim());
+  const add = (set: Set<string>, value: string | null | undefined) => {
+    if (value?.trim()) set.add(value.trim());
   };
   for (const row of all) {
     addEmail(row.email);
     row.emails.forEach((entry) => addEmail(entry.address));
-    addValue(row.phone);
-    row.phones.forEach((entry) => addValue(entry.number));
-    addValue(row.external_id);
+    add(phones, row.phone);
+    row.phones.forEach((entry) => add(phones, entry.number));
+    add(externalIds, row.external_id);
     const name = nameKey(row.first_name, row.last_name);
     if (name) names.add(name);
   }
   for (const row of tombstones) {
     addEmail(row.merged_email);
-    addValue(row.merged_external_id);
+    add(externalIds, row.merged_external_id);
   }
   return {
-    person: { ids: new Set(all.map((row) => row.id)), emails, values, names },
+    person: { ids: new Set(all.map((row) => row.id)), emails, phones, externalIds, names },
     tombstones: [...tombstones],
   };
 }
@@ -99,27 +101,35 @@ const freeText: Record<string, { sides: string[]; fields: string[]; as: string |
   consent: { sides: ['donor_id'], fields: ['statement'], as: ERASED_NAME },
 };
 
-const matches = (person: Person, value: string) =>
-  person.emails.has(value.trim().toLowerCase()) || person.values.has(value.trim());
+// A phone number or an external id may be short digits ("1001") that any amount or check
+// number could be: they count only under a key that holds one (`phone`, `phones.0.number`,
+// `donor_external_id`). An email address is one anywhere.
+const phoneKey = /(^|\.)(phone|number)$/;
+const externalIdKey = /(^|[._])external_id$/;
+
+const matches = (person: Person, key: string, value: string) =>
+  person.emails.has(value.trim().toLowerCase()) ||
+  (phoneKey.test(key) && person.phones.has(value.trim())) ||
+  (externalIdKey.test(key) && person.externalIds.has(value.trim()));
 
 /**
  * Any stored JSON (an event's object, a stored answer) as erasure leaves it: a donor object of
  * the person erased (eraseDonorFields), a tribute naming the person as honoree without the
- * honoree's name, and any other string that is one of the person's email addresses, phone
- * numbers or external ids nulled, a copy of a receipt to the person without its frozen name and
+ * honoree's name, any string that is one of the person's email addresses (or, under a key that
+ * holds one, phone numbers or external ids) nulled, a copy of a receipt to the person without its frozen name and
  * address (the receipt itself, the tax record the law obliges the institution to keep, stays
  * as issued).
  */
-export function scrubJson(value: JsonValue, person: Person): JsonValue {
-  if (typeof value === 'string') return matches(person, value) ? null : value;
-  if (Array.isArray(value)) return value.map((item) => scrubJson(item, person));
+export function scrubJson(value: JsonValue, person: Person, key = ''): JsonValue {
+  if (typeof value === 'string') return matches(person, key, value) ? null : value;
+  if (Array.isArray(value)) return value.map((item) => scrubJson(item, person, key));
   if (!isObject(value)) return value;
   const own =
     value.object === 'donor' && typeof value.id === 'number' && person.ids.has(value.id)
       ? eraseDonorFields(value)
       : value;
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(own)) out[key] = scrubJson(item, person);
+  for (const [name, item] of Object.entries(own)) out[name] = scrubJson(item, person, name);
   const names = (field: string) =>
     typeof out[field] === 'number' && person.ids.has(out[field] as number);
   // The free text about the person on its records, as eraseRecords clears it in the tables.
@@ -147,8 +157,9 @@ export function scrubJson(value: JsonValue, person: Person): JsonValue {
 
 /**
  * Whether an import row (by column: CSV cells are strings, JSON rows any value) is
- * about the person: it names one of its ids as `donor_id`, holds one of its email addresses,
- * phone numbers or external ids in any cell, or is a donor row with its first and last name.
+ * about the person: it names one of its ids as `donor_id`, holds one of its email addresses in
+ * any cell (or a phone number or external id in a cell of one), or is a donor row with its
+ * first and last name.
  * Names alone may catch a namesake's row too: erasure errs on the side of the person.
  */
 export function rowNamesPerson(row: JsonValue, person: Person): boolean {
@@ -160,13 +171,13 @@ export function rowNamesPerson(row: JsonValue, person: Person): boolean {
     typeof row.last_name === 'string' ? row.last_name : null,
   );
   if (name && person.names.has(name)) return true;
-  const holds = (value: JsonValue): boolean =>
+  const holds = (value: JsonValue, key: string): boolean =>
     typeof value === 'string'
-      ? matches(person, value)
+      ? matches(person, key, value)
       : Array.isArray(value)
-        ? value.some(holds)
-        : isObject(value) && Object.values(value).some(holds);
-  return holds(row);
+        ? value.some((item) => holds(item, key))
+        : isObject(value) && Object.entries(value).some(([name, item]) => holds(item, name));
+  return holds(row, '');
 }
 
 /** LIKE patterns that every stored text naming the person holds one of (a cheap first sieve). */
@@ -174,7 +185,8 @@ function sieve(person: Person): string[] {
   const escape = (value: string) => value.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
   const words = [
     ...person.emails,
-    ...person.values,
+    ...person.phones,
+    ...person.externalIds,
     ...[...person.names].map((name) => name.split('\u0000')[1]!),
     ...[...person.ids].flatMap((id) => [`"id":${id},"object":"donor"`, `_donor_id":${id}`]),
     ...[...person.ids].flatMap((id) => [`"donor_id":${id}`, `"donor_id":"${id}"`]),

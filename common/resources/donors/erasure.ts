@@ -333,8 +333,11 @@ export async function eraseRecords(
     UPDATE gifts SET tribute = jsonb_set(tribute, '{honoree_name}', to_jsonb(${ERASED_NAME}::text)),
            updated_at = now()
     WHERE ${scope} AND tribute_honoree_donor_id = ANY(${ids}) AND tribute ? 'honoree_name'`);
-  // The matching triggers drop the pairs still open; a dismissed one would keep its reason.
+  // The matching triggers drop the pairs still open; a dismissed one would keep its reason. An
+  // import's candidates (GET /imports/{id}/duplicates) would still list the person.
   await db.query(sql.unsafe`
     DELETE FROM duplicate_pairs
     WHERE ${scope} AND (donor_id = ANY(${ids}) OR other_donor_id = ANY(${ids}))`);
+  await db.query(sql.unsafe`
+    DELETE FROM import_row_duplicates WHERE ${scope} AND donor_id = ANY(${ids})`);
 }

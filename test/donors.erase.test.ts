@@ -414,6 +414,35 @@ describe('POST /donors/{id}/erase', () => {
   });
 });
 
+describe('writes racing an erasure', () => {
+  test('gifts naming the donor commit before it or are refused after it; none is lost or fails', async () => {
+    const target = await donor();
+    const writes = Array.from({ length: 12 }, (_, index) =>
+      service.call('POST', '/api/v1/gifts', {
+        body: {
+          donor_id: target,
+          amount: 10 + index,
+          subject: 'Racing',
+          gift_date: '2026-05-01',
+          fund_id: fund,
+        },
+        headers: { 'Idempotency-Key': randomUUID() },
+      }),
+    );
+    const answers = await Promise.all([...writes, erase(target)]);
+    expect(answers.pop()!.status).toBe(200);
+    for (const answer of answers) {
+      expect([201, 422]).toContain(answer.status);
+      if (answer.status === 422)
+        expect(JSON.stringify(answer.body)).toContain('reference_inactive');
+    }
+    const committed = answers.filter((answer) => answer.status === 201).length;
+    const stored = await service.db.oneFirst(sql.unsafe`
+      SELECT count(*)::int FROM gifts WHERE donor_id = ${target}`);
+    expect(stored).toBe(committed);
+  });
+});
+
 describe('IMPORT_FILE_RETENTION_DAYS', () => {
   test('the sweep empties import files older than the retention; newer ones stay', async () => {
     expect(service.config.IMPORT_FILE_RETENTION_DAYS).toBe(30);

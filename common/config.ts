@@ -75,6 +75,12 @@ const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
   /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
   EVENT_RETENTION_DAYS: positiveInt(90),
+  /**
+   * How long an import file's rows are kept (constituents.md §6): the bound on how long an
+   * erasure has personal data in import files to reach. The worker's maintenance empties older
+   * files.
+   */
+  IMPORT_FILE_RETENTION_DAYS: positiveInt(30),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   LIST_RANGE_WALK_ROWS: positiveInt(DEFAULT_RANGE_READING.walkRows),
   LIST_RANGE_SORT_ROWS: positiveInt(DEFAULT_RANGE_READING.sortRows),

@@ -149,6 +149,24 @@ export const errors = {
       `This donor was merged into donor ${survivorId}, which now holds its records; write to that donor instead.`,
       'id',
     ),
+  /**
+   * constituents.md §6: an erased donor is a tombstone too (the spec's `donor_merged` for a merge
+   * into it): it takes no write, and its records are no one else's to move to.
+   */
+  donorErased: () =>
+    invalid(
+      409,
+      'donor_merged',
+      'This donor was erased: its personal data is gone and it takes no more writes.',
+      'id',
+    ),
+  /** A merged or erased donor: the one 409 a tombstone answers to a write of it. */
+  donorTombstone: (donor: { status: string; merged_into_id: number | null }) =>
+    donor.merged_into_id !== null
+      ? errors.donorMerged(donor.merged_into_id)
+      : donor.status === 'erased'
+        ? errors.donorErased()
+        : null,
   payloadTooLarge: () =>
     invalid(413, 'payload_too_large', 'The request body is larger than 100 KiB.'),
   unsupportedMediaType: () =>

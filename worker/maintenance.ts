@@ -1,6 +1,7 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { pruneEvents } from '../common/events/retention.js';
+import { pruneImportFiles } from '../common/imports/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
@@ -14,15 +15,17 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
  * once however many workers there are: expired idempotency receipts are purged, events older
- * than their retention are pruned, and webhook endpoints failing for days are disabled.
+ * than their retention are pruned, import files older than theirs are emptied, and webhook
+ * endpoints failing for days are disabled.
  */
 export async function startMaintenance(
   pool: DatabasePool,
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
-  eventRetentionDays: number,
+  retention: { eventRetentionDays: number; importFileRetentionDays: number },
 ) {
+  const { eventRetentionDays, importFileRetentionDays } = retention;
   const { name, prefix } = queueLocation(queuePrefix, MAINTENANCE_QUEUE);
   const queue = new Queue(name, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue connection error'));
@@ -40,9 +43,11 @@ export async function startMaintenance(
       logger.info({ pruned }, 'events past their retention pruned');
       const deliveriesPruned = await pruneDeliveries(pool, eventRetentionDays);
       logger.info({ deliveriesPruned }, 'webhook deliveries and attempts past retention pruned');
+      const importFilesPruned = await pruneImportFiles(pool, importFileRetentionDays);
+      logger.info({ importFilesPruned }, 'import files past their retention emptied');
       const disabled = await disableFailingEndpoints(pool);
       if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
-      return { purged, pruned, deliveriesPruned, disabled };
+      return { purged, pruned, deliveriesPruned, importFilesPruned, disabled };
     },
     { connection, prefix, concurrency: 1 },
   );

@@ -113,13 +113,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     Promise.all(worker.shards.map((shard) => shard.waitUntilReady())),
   );
   const stopHeartbeat = startHeartbeat(redis, config);
-  const maintenance = await startMaintenance(
-    pool,
-    connection,
-    config.QUEUE_PREFIX,
-    logger,
-    config.EVENT_RETENTION_DAYS,
-  );
+  const maintenance = await startMaintenance(pool, connection, config.QUEUE_PREFIX, logger, {
+    eventRetentionDays: config.EVENT_RETENTION_DAYS,
+    importFileRetentionDays: config.IMPORT_FILE_RETENTION_DAYS,
+  });
   const webhooks = await startWebhooks(
     pool,
     connection,

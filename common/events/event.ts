@@ -10,7 +10,10 @@ import {
 } from '../pagination/listSpec.js';
 import { errors } from '../errors.js';
 import { timestamp } from '../resources/responseFields.js';
+import { eventColumns, eventRow, presentEvent, type EventRow } from './stored.js';
 import { eventTypes } from './types.js';
+
+export { presentEvent, type EventRow };
 
 /** `evt_` and 32 hex digits (the migration's default): nothing else can name an event. */
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
@@ -54,39 +57,6 @@ export const eventResponse = z.object({
   }),
 });
 
-const eventRow = z.object({
-  seq: z.number(),
-  id: z.string(),
-  type: z.string(),
-  data: z.record(z.string(), z.json()),
-  previous_attributes: z.record(z.string(), z.json()).nullable(),
-  request_id: z.string().nullable(),
-  api_key_id: z.string().nullable(),
-  created_at: z.string(),
-});
-export type EventRow = z.infer<typeof eventRow>;
-
-const columns = sql.fragment`
-  seq, id, type, data, previous_attributes, request_id, api_key_id, created_at`;
-
-/** The event as GET /events/{id} answers it, and as webhooks deliver it. */
-export function presentEvent(row: EventRow): JsonObject {
-  return {
-    id: row.id,
-    object: 'event',
-    type: row.type,
-    created_at: row.created_at,
-    request_id: row.request_id,
-    api_key_id: row.api_key_id,
-    data: {
-      object: row.data as JsonObject,
-      ...(row.previous_attributes
-        ? { previous_attributes: row.previous_attributes as JsonObject }
-        : {}),
-    },
-  };
-}
-
 /**
  * `type`: one type, or every type of one object (`gift.*`). A type's first part is always its
  * object's type (common/events/types.ts), so the wildcard is a filter on that.
@@ -114,7 +84,7 @@ export const eventList: ListSpec<EventRow> = {
   from: sql.fragment`events`,
   institutionColumn: sql.fragment`institution_id`,
   key: sql.fragment`seq`,
-  columns,
+  columns: eventColumns,
   row: eventRow,
   keyOf: (row) => row.seq,
   present: presentEvent,
@@ -137,6 +107,6 @@ export async function retrieveEvent(
 ): Promise<JsonObject | null> {
   if (!EVENT_ID.test(id)) return null;
   const row = await db.maybeOne(sql.type(eventRow)`
-    SELECT ${columns} FROM events WHERE institution_id = ${institutionId} AND id = ${id}`);
+    SELECT ${eventColumns} FROM events WHERE institution_id = ${institutionId} AND id = ${id}`);
   return row && presentEvent(row);
 }

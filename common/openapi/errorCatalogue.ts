@@ -71,12 +71,13 @@ const when: Record<ErrorCode, string> = {
   method_not_allowed: 'The path exists but not with this method; `Allow` lists the methods.',
   idempotency_key_in_flight: 'The first request with this Idempotency-Key is still running.',
   invalid_state_transition: 'A status change the state machine does not allow.',
-  resource_in_use: 'The record is still referenced by others.',
+  resource_in_use:
+    'The record is still referenced by others, or (an erasure) the donor still has an active recurring gift or an open pledge.',
   resource_archived: 'The award cycle (of the award) is archived and takes no change.',
   gift_locked:
     'The gift’s money history is fixed: it is receipted, refunded or voided, so its money fields cannot change and it cannot be deleted. A correction is a refund or a void.',
   donor_merged:
-    'The donor was merged into another (`status` `merged`): it takes no update or delete, and no merge into it. `POST /donors/{id}/merge` names the survivor in `merged_into_id`.',
+    'The donor is a tombstone: merged into another (`status` `merged`; `POST /donors/{id}/merge` names the survivor in `merged_into_id`) or erased (`status` `erased`). It takes no update, delete, consent, erasure or merge into it.',
   payload_too_large: 'The body is larger than 100 KiB.',
   unsupported_media_type: 'A POST or PATCH without `Content-Type: application/json`.',
   validation_failed: 'The body fails validation; `errors` lists every problem found.',

@@ -106,7 +106,7 @@ function reportSource(condition: Condition) {
                sum(m.total) AS lifetime_total
         FROM giving_months m
         WHERE m.institution_id = d.institution_id AND m.level = ${level} AND m.unit_id = d.id) r
-      WHERE ${level === 'household' ? sql.fragment`d.household_id IS NULL AND ` : sql.fragment``}${condition(bounds)}
+      WHERE d.status <> 'erased' AND ${level === 'household' ? sql.fragment`d.household_id IS NULL AND ` : sql.fragment``}${condition(bounds)}
     ) AS report`;
   };
 }

@@ -64,11 +64,13 @@ function judgeConsent(donor: DonorRow, body: JsonObject, now: string): ConsentFi
 
 /**
  * The donor, locked for the real write: a consent and the donor's delete or merge take turns. A
- * merged donor's consents live on its survivor (constituents.md §5): 409 `donor_merged`.
+ * merged donor's consents live on its survivor (constituents.md §5), an erased one takes no more
+ * (§6): 409 `donor_merged`.
  */
 async function findDonor(ctx: CommandContext, request: WriteRequest): Promise<DonorRow> {
   const donor = await findTarget(ctx, request, { table: donorTable, identity: donorIdentity });
-  if (donor.merged_into_id !== null) throw errors.donorMerged(donor.merged_into_id);
+  const tombstone = errors.donorTombstone(donor);
+  if (tombstone) throw tombstone;
   return donor;
 }
 

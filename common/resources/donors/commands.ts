@@ -83,10 +83,13 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
     validation.errors.push({ param: 'household_id', code, message });
   if (role === null) problem('does not name an existing donor', 'reference_not_found');
   else if (role !== 'Household') problem('names a donor that is not a Household');
-  else if ((await findDonorStatus(ctx.db, ctx.institution.id, householdId)) === 'merged')
-    problem('names a donor that is merged', 'reference_inactive');
-  else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
-    problem(`names a household that has ${maxHouseholdMembers} members already`);
+  else {
+    const status = await findDonorStatus(ctx.db, ctx.institution.id, householdId);
+    if (status === 'merged' || status === 'erased')
+      problem(`names a donor that is ${status}`, 'reference_inactive');
+    else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
+      problem(`names a household that has ${maxHouseholdMembers} members already`);
+  }
 }
 
 /** Which names a role needs or forbids (product.md §4). */
@@ -351,9 +354,10 @@ async function donorRules(ctx: CommandContext, check: RecordCheck<DonorRow>): Pr
   checkContactPoints(check);
 }
 
-/** A merged donor is a tombstone (constituents.md §5): no write changes it again. */
+/** A merged or erased donor is a tombstone (constituents.md §5–6): no write changes it again. */
 export function refuseMerged(_ctx: CommandContext, existing: DonorRow): Promise<void> {
-  if (existing.merged_into_id !== null) throw errors.donorMerged(existing.merged_into_id);
+  const tombstone = errors.donorTombstone(existing);
+  if (tombstone) throw tombstone;
   return Promise.resolve();
 }
 

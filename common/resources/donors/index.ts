@@ -4,6 +4,8 @@ import type { ResourceDescriptor, Retrieval } from '../descriptor.js';
 import { findRow } from '../table.js';
 import { createDonor, deleteDonorCommand, updateDonorCommand } from './commands.js';
 import { eligibility } from './eligibility.js';
+import { eraseDonorAction } from './erase.js';
+import { donorExport } from './export.js';
 import { mergeDonorsAction } from './merge.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
@@ -36,10 +38,10 @@ export const donors: ResourceDescriptor = {
   list: donorList,
   retrieve: retrieveDonor,
   children: [consents],
-  reads: [eligibility, givingSummaryRead],
+  reads: [eligibility, givingSummaryRead, donorExport],
   reports: donorReports,
   summaries: [retentionReport],
-  actions: [mergeDonorsAction],
+  actions: [mergeDonorsAction, eraseDonorAction],
   text: {
     tag: 'Donors',
     component: 'Donor',
@@ -80,6 +82,7 @@ export const donors: ResourceDescriptor = {
       '`tag_ids` lists tags of the institution, each once (422 `reference_not_found` / `invalid_value` at `tag_ids.N`).',
       'Contact points: `email`, `phone` and `address` are the primary ones; `emails`, `phones` and `addresses` hold up to 10 others each (see each field). Read-only `mailing_address` is where mail goes today: the first `active` `seasonal` address whose window holds today, else the primary `address`, else null. `GET /donors/{id}/eligibility` says whether the donor may be contacted on a channel.',
       'Merges: `POST /donors/{id}/merge` merges another donor into this one, for good (see it). The merged donor stays as a tombstone, `status` `merged` with `merged_into_id`: it takes no update or delete (409 `donor_merged`), nothing new may name it (422 `reference_inactive`), and lists leave it out unless they filter on `status=merged`. `status` `merged` cannot be written.',
+      'Erasure: `POST /donors/{id}/erase` erases the donor’s personal data, for good (see it); `GET /donors/{id}/export` answers everything stored about it. An erased donor is a tombstone as a merged one is, `status` `erased`: it takes no update or delete (409 `donor_merged`), nothing new may name it (422 `reference_inactive`), and lists leave it out unless they filter on `status=erased`. `status` `erased` cannot be written.',
       'Households: an Individual belongs to at most one household through `household_id`. A Household’s `GET` carries read-only `member_ids` (its current members by donor id, ascending) and `giving` that counts the gifts and open pledges of the household and of its current members as one donor’s, each gift once (see `giving`). A Household keeps its role while it has members (409 `resource_in_use`).',
     ].join('\n\n'),
     conflicts: {

@@ -7,7 +7,7 @@ import { donorIdentity, donorRoles, donorStatuses, donorTable } from './schema.j
 
 export const donorList = collectionList(donorIdentity, donorTable, {
   present: (row) => presentDonor(row),
-  byDefault: { unless: 'status', condition: sql.fragment`status <> 'merged'` },
+  byDefault: { unless: 'status', condition: sql.fragment`status NOT IN ('merged', 'erased')` },
   filters: {
     q: textSearch([
       sql.fragment`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`,

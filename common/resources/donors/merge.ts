@@ -404,6 +404,7 @@ function judgeSource(survivor: DonorRow, source: DonorRow | null): FieldError | 
       'invalid_value',
       `names a donor already merged into donor ${source.merged_into_id}`,
     );
+  if (source.status === 'erased') return problem('invalid_value', 'names a donor that is erased');
   if (roleClass(source.role) !== roleClass(survivor.role))
     return problem(
       'invalid_value',
@@ -434,7 +435,8 @@ export const mergeDonorsCommand: Command = {
       ? await findRow(ctx.db, donorTable, institutionId, survivorId)
       : null;
     if (!survivor) throw errors.notFound('donor');
-    if (survivor.merged_into_id !== null) throw errors.donorMerged(survivor.merged_into_id);
+    const refusal = errors.donorTombstone(survivor);
+    if (refusal) throw refusal;
     const source = sourceId ? await findRow(ctx.db, donorTable, institutionId, sourceId) : null;
     if (sourceId) {
       const problem = judgeSource(survivor, source);
@@ -510,7 +512,7 @@ export const mergeDonorsAction: ActionDescriptor = {
     component: 'DonorMerge',
     summary: 'Merge another donor into this one',
     description: [
-      'Merges the donor `source_id` into this one (the survivor), for good: **a merge cannot be undone**. Both must be of the same role class (Individuals; Households; Organization, Foundation and Corporation), different donors, and neither merged (422 `invalid_value` at `source_id`; `reference_not_found` for a donor that is not the institution’s). A merge into a merged donor is 409 `donor_merged`.',
+      'Merges the donor `source_id` into this one (the survivor), for good: **a merge cannot be undone**. Both must be of the same role class (Individuals; Households; Organization, Foundation and Corporation), different donors, and neither merged nor erased (422 `invalid_value` at `source_id`; `reference_not_found` for a donor that is not the institution’s). A merge into a merged or erased donor is 409 `donor_merged`.',
       'Fields: the survivor keeps its values; an empty one takes the source’s; `prefer` names the fields whose source value wins (when the source has one). The source’s primary `email`, `phone` and `address` that do not win join `emails`, `phones` and `addresses` (so does the survivor’s own, when the source’s wins), with the source’s listed ones, skipping repeats, up to 10 each: the rest are answered in `dropped`. Tags and communication restrictions are the union; the survivor is `deceased` if either was. The source’s `external_id` moves to the survivor when the survivor has none; either way `GET /donors?external_id=` and imports find the survivor by it, and by the source’s email.',
       'Everything that named the source names the survivor, in one transaction: gifts (and tribute honorees), soft credits (one to the gift’s own donor is dropped; two to the survivor on one gift become one, their amounts summed up to the gift’s amount), pledges, recurring gifts, receipts (number, frozen name and address unchanged), household members, relationships (those between the two are dropped, and a current one repeating a current relationship of the survivor), consents. Totals do not change: the survivor’s hard-credit giving is both donors’ before; fund, campaign, pledge and report totals stay the same.',
       'The source stays as a tombstone: `status` `merged`, `merged_into_id` the survivor, its `email` and `external_id` cleared. `GET /donors/{id}` answers it; lists leave it out unless `status=merged`; PATCH and DELETE of it are 409 `donor_merged`; a gift, soft credit, pledge, recurring gift or relationship naming it is 422 `reference_inactive`. A write naming the source that races the merge commits before it (and is moved) or is refused after it.',

@@ -22,9 +22,12 @@ export const donorRoles = [
   'Corporation',
 ] as const;
 export const organizationRoles: readonly string[] = ['Organization', 'Foundation', 'Corporation'];
-/** What a write may set; `merged` is set only by a merge (constituents.md §5). */
+/**
+ * What a write may set; `merged` is set only by a merge (constituents.md §5), `erased` only by
+ * an erasure (§6).
+ */
 export const writableDonorStatuses = ['active', 'inactive', 'deceased'] as const;
-export const donorStatuses = [...writableDonorStatuses, 'merged'] as const;
+export const donorStatuses = [...writableDonorStatuses, 'merged', 'erased'] as const;
 /**
  * constituents.md §3, in the one order they are stored and returned in (a set: the order a
  * client sends them in is not kept).
@@ -271,6 +274,7 @@ export type GivingRow = z.infer<typeof givingRow>;
 export const donorReference: Reference = {
   table: 'donors',
   noun: 'a donor',
-  // A merged donor's records live on its survivor: nothing new may name the tombstone.
-  unusable: { statuses: ['merged'], code: 'reference_inactive' },
+  // A merged donor's records live on its survivor, an erased one is no one any more: nothing
+  // new may name either tombstone.
+  unusable: { statuses: ['merged', 'erased'], code: 'reference_inactive' },
 };

@@ -81,14 +81,14 @@ async function checkDonors(
       code: 'reference_not_found',
       message: 'does not name an existing donor',
     }));
-  // A merged donor's relationships live on its survivor (constituents.md §5).
-  const merged: FieldError[] = sides
-    .filter((side) => roles.get(side.id)?.status === 'merged')
-    .map(({ param }) => ({
-      param,
-      code: 'reference_inactive',
-      message: 'names a donor that is merged',
-    }));
+  // A merged donor's relationships live on its survivor (constituents.md §5); an erased one
+  // is no one to relate to any more (§6).
+  const merged: FieldError[] = sides.flatMap(({ param, id }) => {
+    const status = roles.get(id)?.status;
+    return status === 'merged' || status === 'erased'
+      ? [{ param, code: 'reference_inactive' as const, message: `names a donor that is ${status}` }]
+      : [];
+  });
   validation.errors.push(...missing, ...merged);
   if (missing.length || merged.length || sides.length < 2) return null;
   return { role: roles.get(sides[0]!.id)!.role, relatedRole: roles.get(sides[1]!.id)!.role };

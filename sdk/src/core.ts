@@ -110,9 +110,6 @@ const sleepFor = (ms: number) =>
     setTimeout(resolve, ms);
   });
 
-const retryAfterOf = (error: DonorGiftError): number | null =>
-  'retryAfter' in error ? (error.retryAfter as number | null) : null;
-
 function checkCount(name: string, value: number | undefined, fallback: number, min: number) {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min)
@@ -277,7 +274,7 @@ export class Core {
         error = errorFromAnswer({ status: response.status, headers: response.headers, text });
       }
       if (retry >= maxRetries || !isRetryable(error!)) throw error!;
-      await this.sleep(retryDelayMs(retry, retryAfterOf(error!)));
+      await this.sleep(retryDelayMs(retry, error!.retryAfter));
     }
   }
 

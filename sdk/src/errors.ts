@@ -33,6 +33,8 @@ export class DonorGiftError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly requestId: string | null;
   readonly shouldRetry: boolean | null;
+  /** Seconds the service asked to wait (Retry-After, on 429 and 503), else null. */
+  readonly retryAfter: number | null;
 
   constructor(fields: ErrorFields, options?: { cause?: unknown }) {
     super(fields.message, options);
@@ -44,6 +46,7 @@ export class DonorGiftError extends Error {
     this.errors = fields.errors;
     this.requestId = fields.requestId;
     this.shouldRetry = fields.shouldRetry;
+    this.retryAfter = fields.retryAfter;
   }
 }
 
@@ -56,14 +59,7 @@ export class PermissionError extends DonorGiftError {}
 /** The Idempotency-Key: malformed, still in flight (409) or used for another request (422). */
 export class IdempotencyError extends DonorGiftError {}
 /** 429, after the retries: `retryAfter` says when the key may call again. */
-export class RateLimitError extends DonorGiftError {
-  readonly retryAfter: number | null;
-
-  constructor(fields: ErrorFields, options?: { cause?: unknown }) {
-    super(fields, options);
-    this.retryAfter = fields.retryAfter;
-  }
-}
+export class RateLimitError extends DonorGiftError {}
 /** 5xx, or any answer with no envelope: the service (or what is in front of it) failed. */
 export class APIError extends DonorGiftError {}
 /** No answer: the connection failed or dropped. */

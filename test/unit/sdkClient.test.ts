@@ -4,6 +4,7 @@
  */
 import {
   APIConnectionError,
+  APIConnectionTimeoutError,
   APIError,
   AuthenticationError,
   DonorGift,
@@ -77,11 +78,11 @@ const giftBody = { donor_id: 1, amount: 25, subject: 'Gift', gift_date: '2026-01
 
 describe('retries', () => {
   test('a 503 then a 201: two attempts with the same Idempotency-Key and the same bytes', async () => {
-    const { sent, client } = scripted(
+    const { sent, waits, client } = scripted(
       {
         status: 503,
         body: envelope('api_error', 'service_unavailable'),
-        headers: { 'Retry-After': '0' },
+        headers: { 'Retry-After': '2', 'Should-Retry': 'true' },
       },
       { status: 201, body: gift, headers: { 'Idempotent-Replayed': 'true' } },
     );
@@ -94,6 +95,7 @@ describe('retries', () => {
     });
     expect(JSON.stringify(created)).toBe(JSON.stringify(gift));
     expect(sent).toHaveLength(2);
+    expect(waits).toEqual([2000]);
     const [first, second] = sent.map(({ url, init }) => ({ url, ...init, signal: undefined }));
     expect(first).toEqual(second);
     expect(first!.url).toBe('http://api.test:3000/api/v1/gifts');
@@ -192,6 +194,25 @@ describe('retries', () => {
     const created = await client().gifts.create(giftBody);
     expect(created.lastResponse.idempotentReplayed).toBe(true);
     expect(new Set(sent.map(({ init }) => init.headers['Idempotency-Key'])).size).toBe(1);
+  });
+
+  test('no answer within timeoutMs is retried, then an APIConnectionTimeoutError', async () => {
+    let attempts = 0;
+    const silent = (_url: string, init: FetchInit) =>
+      new Promise<FetchResponseLike>((_resolve, reject) => {
+        attempts++;
+        init.signal!.addEventListener('abort', () => reject(init.signal!.reason));
+      });
+    const client = new DonorGift({
+      apiKey: 'k',
+      baseUrl: 'http://h:1',
+      fetch: silent,
+      timeoutMs: 10,
+      maxRetries: 1,
+      sleep: async () => {},
+    });
+    await expect(client.gifts.retrieve(1)).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+    expect(attempts).toBe(2);
   });
 
   test('no answer at all after the retries is an APIConnectionError', async () => {

@@ -8,7 +8,7 @@ COPY api ./api
 COPY worker ./worker
 COPY common ./common
 COPY cli ./cli
-RUN npm run build
+RUN npm run build:service
 
 # Runtime stage: production dependencies only, non-root.
 FROM node:24-bookworm-slim

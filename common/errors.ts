@@ -50,6 +50,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The Should-Retry header, where the service knows better than the status code: a 409
+ * `idempotency_key_in_flight` ends when the first request does, and a 503 `service_unavailable`
+ * is answered only when nothing was written or queued, so both are safe to send again; a 422 is
+ * wrong in its bytes and fails the same way however often it is sent. Null: the status says it.
+ */
+export function shouldRetryOf(error: ApiError): 'true' | 'false' | null {
+  if (error.body.code === 'idempotency_key_in_flight') return 'true';
+  if (error.body.code === 'service_unavailable') return 'true';
+  if (error.status === 422) return 'false';
+  return null;
+}
+
 const invalid = (status: number, code: string, message: string, param?: string) =>
   new ApiError(status, {
     type: 'invalid_request_error',

@@ -5,6 +5,7 @@
  * SIGTERM stops it; the next run keeps its data, `--fresh` starts over. demo.local.test.ts runs
  * it with nothing set, on the embedded PostgreSQL and a redis-server of its own.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import {
   execute,
   hasCurl,
   parseCurl,
+  shellWords,
   printed,
   spawnDemo,
   startDemo as startDemoWith,
@@ -461,6 +463,20 @@ test('command 3 is a paged list whose next_cursor leads to the next page', async
   const nextIds = ((await next.json()) as { data: { id: number }[] }).data.map((row) => row.id);
   expect(nextIds).toHaveLength(5);
   expect(Math.max(...nextIds)).toBeLessThan(Math.min(...data.map((row) => row.id)));
+});
+
+test('the client library line replays the gift of command 2 and reads the first page', async () => {
+  const line = demo.stdout.find((printedLine) => printedLine.startsWith('node '));
+  const [program, ...args] = shellWords(line!);
+  expect(program).toBe('node');
+  const before = await query<{ n: number }>(database, 'SELECT count(*)::int AS n FROM gifts');
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 30_000 });
+  expect(run.stderr).toBe('');
+  const answer = JSON.parse(run.stdout) as { replayed: boolean; newest: number[] };
+  expect(answer).toMatchObject({ replayed: true, next_cursor: expect.any(String) });
+  expect(answer.newest).toHaveLength(5);
+  const after = await query<{ n: number }>(database, 'SELECT count(*)::int AS n FROM gifts');
+  expect(after[0]!.n).toBe(before[0]!.n);
 });
 
 test('the demo says which PostgreSQL and Redis it uses: the URLs given', () => {

@@ -53,6 +53,7 @@ test('with no worker: /ready is 503, a write is 503 at once with nothing queued,
   expect(Date.now() - started).toBeLessThan(service.config.WRITE_TIMEOUT_MS / 2);
   expect(refused.status).toBe(503);
   expect(refused.headers.get('Retry-After')).toBe('1');
+  expect(refused.headers.get('Should-Retry')).toBe('true');
   expect(refused.body.error.code).toBe('service_unavailable');
   expect(await service.count('gifts')).toBe(0);
   const { QUEUE_PREFIX, WRITE_QUEUE_SHARDS } = service.config;

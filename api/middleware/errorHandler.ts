@@ -1,10 +1,12 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../common/logger.js';
-import { ApiError, errors } from '../../common/errors.js';
+import { ApiError, errors, shouldRetryOf } from '../../common/errors.js';
 import { isUnavailableError } from '../../common/db/unavailable.js';
 
 function sendError(res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  const shouldRetry = shouldRetryOf(error);
+  if (shouldRetry) res.setHeader('Should-Retry', shouldRetry);
   res
     .status(error.status)
     .json({ error: { ...error.body, request_id: String(res.locals.requestId) } });

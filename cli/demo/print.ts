@@ -1,4 +1,8 @@
-/** What the demo prints: the ready screen with its API key and three curl commands. */
+/**
+ * What the demo prints: the ready screen with its API key, three curl commands, and the same
+ * calls through the client library (sdk/).
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { INSTITUTION, isoDate, type Body } from './data.js';
@@ -29,6 +33,27 @@ function curl(
     );
   }
   return parts.join(' ');
+}
+
+/** sdk/dist/index.js of this checkout, which `npm run build` (and so `npm run demo`) builds. */
+const sdkEntry = pathToFileURL(
+  fileURLToPath(new URL('../../../sdk/dist/index.js', import.meta.url)),
+).href;
+
+/**
+ * Commands 2 and 3 through the client library, as one `node -e` line: the gift's create with the
+ * same key and body replays it, and the first page of the list. JSON is JavaScript, and has no
+ * single quote to end the shell's quoting.
+ */
+function clientLine(apiUrl: string, key: string, gift: Body, idempotencyKey: string): string {
+  const script = [
+    `import { DonorGift } from ${JSON.stringify(sdkEntry)};`,
+    `const client = new DonorGift(${JSON.stringify({ apiKey: key, baseUrl: apiUrl })});`,
+    `const gift = await client.gifts.create(${JSON.stringify(gift)}, ${JSON.stringify({ idempotencyKey })});`,
+    'const page = await client.gifts.list({ limit: 5 });',
+    'console.log(JSON.stringify({ gift: gift.id, replayed: gift.lastResponse.idempotentReplayed, newest: page.data.map((g) => g.id), next_cursor: page.next_cursor }));',
+  ].join(' ');
+  return `node --input-type=module -e ${quote(script)}`;
 }
 
 /** How many records of each kind the institution holds. */
@@ -65,10 +90,19 @@ export interface ReadyScreen {
   totals: Record<string, number>;
 }
 
-/** The lines printed once the demo is ready; the three curl commands work as printed. */
+/** The lines printed once the demo is ready; the commands work as printed. */
 export function readyScreen({ apiUrl, adminToken, database, kept, demo, totals }: ReadyScreen) {
   const key = demo.key;
   const base = `${apiUrl}/api/v1`;
+  const giftKey = 'demo-gift-margaret-chen-1';
+  const gift = {
+    donor_id: demo.donorId,
+    amount: 500,
+    subject: 'Annual Fund gift',
+    gift_date: isoDate(new Date()),
+    type: 'credit_card',
+    fund_id: demo.fundId,
+  };
   return [
     '',
     'Donor and Gift Management Service: demo ready',
@@ -99,19 +133,17 @@ export function readyScreen({ apiUrl, adminToken, database, kept, demo, totals }
     '#    (same id, header Idempotent-Replayed: true) and no second gift is written.',
     curl('POST', `${base}/gifts`, key, {
       include: true,
-      idempotencyKey: 'demo-gift-margaret-chen-1',
-      body: {
-        donor_id: demo.donorId,
-        amount: 500,
-        subject: 'Annual Fund gift',
-        gift_date: isoDate(new Date()),
-        type: 'credit_card',
-        fund_id: demo.fundId,
-      },
+      idempotencyKey: giftKey,
+      body: gift,
     }),
     '',
     '# 3. Paged list: the 5 newest gifts. For the next page, add &starting_after=<next_cursor>.',
     curl('GET', `${base}/gifts?limit=5`, key),
+    '',
+    '# 2 and 3 from Node with the client library (sdk/; in a project of your own, npm install',
+    '#    <this checkout>/sdk and import from @donor-gift/client). Its create sends one',
+    '#    Idempotency-Key on every retry, so here it replays the gift of command 2:',
+    clientLine(apiUrl, key, gift, giftKey),
     '',
     '# 4. Import a spreadsheet (a dry run): the sample has 9 donors, 3 of them with deliberate',
     '#    errors; then GET /api/v1/imports/{id}/errors, or .../errors.csv to fix and upload again.',

@@ -126,6 +126,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
           headers: {
             'Request-Id': headerRef('RequestId'),
             Allow: headerRef('Allow'),
+            'Should-Retry': headerRef('ShouldRetry'),
           },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   errors,
   MAX_FIELD_ERRORS,
+  shouldRetryOf,
   type ApiError,
   type ErrorType,
   type FieldErrorCode,
@@ -102,6 +103,10 @@ function errorSample(code: ErrorCode): ApiError {
 
 export const statusOf = (code: ErrorCode): number => errorSample(code).status;
 
+/** Whether the code's answers carry Should-Retry (common/errors.ts says when). */
+export const hasShouldRetry = (code: ErrorCode): boolean =>
+  shouldRetryOf(errorSample(code)) !== null;
+
 const errorTypes = [
   'invalid_request_error',
   'authentication_error',
@@ -135,14 +140,14 @@ const _everyFieldCode: Missing<FieldErrorCode, (typeof fieldErrorCodes)[number]>
 
 const REQUEST_ID_EXAMPLE = 'req_5f2c8e1a9b0d4c7e3a6f1b2d';
 
-/** The one error envelope of product.md §2, with `code` one of the given codes (any when absent). */
-const envelopeWith = (codes?: readonly [ErrorCode, ...ErrorCode[]]) =>
+/** The one error envelope of product.md §2, with `code` one of the given codes. */
+const envelopeWith = (codes: readonly [ErrorCode, ...ErrorCode[]]) =>
   z.object({
     error: z.object({
       type: z.enum(errorTypes),
-      code: (codes ? z.enum(codes) : z.string()).describe(
-        'Stable and machine-readable: see the table in the introduction.',
-      ),
+      code: z
+        .enum(codes)
+        .describe('Stable and machine-readable: see the table in the introduction.'),
       message: z.string().describe('A human-readable summary; its wording may change.'),
       param: z
         .string()
@@ -168,7 +173,11 @@ const envelopeWith = (codes?: readonly [ErrorCode, ...ErrorCode[]]) =>
     }),
   });
 
-export const errorEnvelope = envelopeWith();
+/**
+ * Any error: its code is one of the catalogue's, so a client generated from the document (sdk/)
+ * types `code` as exactly these.
+ */
+export const errorEnvelope = envelopeWith(errorCodes as [ErrorCode, ...ErrorCode[]]);
 
 /** The envelope of one sample error, as the service renders it. */
 export const exampleOf = (code: ErrorCode) => ({

@@ -16,6 +16,7 @@ import {
   describeCodes,
   errorSchemaFor,
   exampleOf,
+  hasShouldRetry,
   statusOf,
   type ErrorCode,
 } from './errorCatalogue.js';
@@ -76,6 +77,7 @@ export function errorResponses(
         // A 401 comes before the key is known, so before its budget; a 5xx says nothing of it.
         ...(status >= 400 && status < 500 && status !== 401 ? rateLimitHeaders : {}),
         ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
+        ...(group.some(hasShouldRetry) ? { 'Should-Retry': headerRef('ShouldRetry') } : {}),
       },
       content: {
         'application/json': {

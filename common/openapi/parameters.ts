@@ -90,6 +90,11 @@ export const sharedHeaders: Record<string, JsonSchema> = {
     description: 'Seconds to wait before retrying.',
     schema: { type: 'string' },
   },
+  ShouldRetry: {
+    description:
+      'On errors where the service knows better than the status code whether sending the same request again can succeed: `true` on 409 `idempotency_key_in_flight` (the first request will finish) and 503 `service_unavailable` (nothing was written or queued), `false` on every 422 (the same bytes fail the same way). Absent elsewhere: the status says it. A client that sees it obeys it.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
   RateLimitLimit: {
     description:
       'Requests this API key may make per second to this API process (`RATE_LIMIT_PER_SECOND`). Absent when the operator turned the limit off.',

@@ -135,9 +135,10 @@ export async function giftRow(id: number): Promise<StoredGift | null> {
 }
 
 /** Starts the file's own service and creates the ids above; call once at the top of a test file. */
-export function setUpGiftTests(): void {
+/** `overrides`: the service's settings, as startTestService takes them. */
+export function setUpGiftTests(overrides: Partial<Record<string, string>> = {}): void {
   beforeAll(async () => {
-    service = await startTestService();
+    service = await startTestService(overrides);
     other = await service.createTenant('Other College', 'USD');
     ids.donor = (await createDonor('ada@example.org')).id;
     ids.fund = (await createFund('GENERAL')).id;

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { Transform } from 'node:stream';
 
 /**
  * A TCP proxy in front of a real service, so a test can cut the connection (as a crash or a
@@ -8,6 +9,7 @@ export class TcpProxy {
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
   port = 0;
+  private answersToDrop = 0;
 
   constructor(
     private readonly targetPort: number,
@@ -26,12 +28,30 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      // Answers pass through a gate that can cut the connection instead of passing one on.
+      const gate = new Transform({
+        transform: (chunk: Buffer, _encoding, done) => {
+          if (this.answersToDrop === 0) return done(null, chunk);
+          this.answersToDrop--;
+          client.destroy();
+          upstream.destroy();
+          done();
+        },
+      });
+      client.pipe(upstream).pipe(gate).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
     return this.port;
+  }
+
+  /**
+   * The next `count` answers never reach the client: the connection drops as the first bytes of
+   * each come back, after the service has done the work (as a network lost on the way back).
+   */
+  dropAnswers(count = 1): void {
+    this.answersToDrop = count;
   }
 
   /** Refuses new connections and drops the open ones. */

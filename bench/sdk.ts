@@ -1,0 +1,121 @@
+/**
+ * `npm run bench:sdk`: what the client library (sdk/) costs over a bare `fetch`. The same
+ * `GET /gifts/{id}` BENCH_CALLS times (default 10,000) through `client.gifts.retrieve` and through
+ * `fetch` with the same headers and a JSON parse, BENCH_CONCURRENCY at a time (default 10),
+ * alternated over BENCH_ROUNDS rounds (default 3) against one API process and one worker
+ * (target: the client at least 0.95x the throughput of fetch). First, without the network, the
+ * client's own CPU per call.
+ *
+ * Environment: DATABASE_URL (a server where a scratch database may be created), REDIS_URL.
+ */
+import { createInstitution } from '../common/institutions.js';
+import { DonorGift } from '../sdk/src/index.js';
+import { freePort, until } from './processes.js';
+import { withBenchStack } from './stack.js';
+
+const calls = Number(process.env.BENCH_CALLS ?? 10_000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+
+/** Runs `call` `calls` times, `concurrency` at a time; answers calls per second. */
+async function timed(call: () => Promise<unknown>): Promise<number> {
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (issued < calls) {
+        issued++;
+        await call();
+      }
+    }),
+  );
+  return calls / ((performance.now() - started) / 1000);
+}
+
+/**
+ * The client's own CPU per call, without the network: a retrieve through the client with a fetch
+ * that answers at once, against the same answer read and parsed directly. Microseconds per call.
+ */
+async function ownCost(): Promise<{ direct: number; client: number }> {
+  const text = JSON.stringify({ id: 7, object: 'gift', amount: 25, subject: 'Annual fund' });
+  const headers = new Headers({ 'Request-Id': 'req_0123456789abcdef01234567' });
+  const answer = async () => ({ status: 200, headers, text: async () => text });
+  const client = new DonorGift({
+    apiKey: 'dgs_key_x',
+    baseUrl: 'http://127.0.0.1:1',
+    fetch: answer,
+  });
+  const n = 100_000;
+  let started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const response = await answer();
+    AbortSignal.timeout(30_000);
+    JSON.parse(await response.text());
+  }
+  const direct = ((performance.now() - started) / n) * 1000;
+  started = performance.now();
+  for (let i = 0; i < n; i++) await client.gifts.retrieve(7);
+  return { direct, client: ((performance.now() - started) / n) * 1000 };
+}
+
+async function main(): Promise<void> {
+  const own = await ownCost();
+  console.log(
+    `The client's own cost, no network: ${own.client.toFixed(1)} µs a call against ${own.direct.toFixed(1)} µs for the bare read and parse.`,
+  );
+  await withBenchStack('sdk', async ({ pool, spawn }) => {
+    const { apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
+    const port = await freePort();
+    spawn('api/main.js', { PORT: String(port) });
+    spawn('worker/main.js');
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const client = new DonorGift({ apiKey: apiKey.key, baseUrl });
+    let giftId = 0;
+    await until('the API and a worker', async () => {
+      const donor = await client.donors.create(
+        { role: 'Individual', first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org' },
+        { idempotencyKey: 'bench-donor', maxRetries: 0 },
+      );
+      const gift = await client.gifts.create(
+        { donor_id: donor.id, amount: 25, subject: 'Annual fund', gift_date: '2026-01-01' },
+        { idempotencyKey: 'bench-gift', maxRetries: 0 },
+      );
+      giftId = gift.id;
+      return true;
+    });
+    const url = `${baseUrl}/api/v1/gifts/${giftId}`;
+    const headers = { Accept: 'application/json', 'X-Service-API-Key': apiKey.key };
+    const direct = async () => {
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
+      if (response.status !== 200) throw new Error(`fetch: ${response.status}`);
+      return JSON.parse(await response.text()) as unknown;
+    };
+    const throughClient = () => client.gifts.retrieve(giftId);
+
+    await timed(direct);
+    await timed(throughClient);
+    const results: { fetch: number; client: number }[] = [];
+    // Alternated: on a shared machine the load drifts within a run.
+    for (let round = 0; round < rounds; round++)
+      results.push({ fetch: await timed(direct), client: await timed(throughClient) });
+
+    console.log(`\n${calls} GET /gifts/{id}, ${concurrency} at a time, per round:\n`);
+    console.log('| round | fetch calls/s | client calls/s | client / fetch |');
+    console.log('| ----- | ------------- | -------------- | -------------- |');
+    results.forEach((r, i) =>
+      console.log(
+        `| ${i + 1} | ${r.fetch.toFixed(0)} | ${r.client.toFixed(0)} | ${(r.client / r.fetch).toFixed(2)}x |`,
+      ),
+    );
+    const sum = (key: 'fetch' | 'client') => results.reduce((total, r) => total + r[key], 0);
+    const ratio = sum('client') / sum('fetch');
+    console.log(
+      `\nOverall: ${ratio.toFixed(2)}x (target at least 0.95x: ${ratio >= 0.95 ? 'met' : 'not met'})`,
+    );
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -9,6 +9,7 @@ import type { WorkerPresence } from '../common/workerPresence.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter, onlyGet } from './docs.js';
 import { requireApiKey } from './middleware/authenticate.js';
+import { requirePermission } from './middleware/authorize.js';
 import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
@@ -177,7 +178,11 @@ export function createApp(deps: AppDeps): Express {
 
   const api = express.Router();
   api.use(routeLabels([...new Set(routes.map((route) => route.path))]));
-  api.use(requireApiKey(deps.pool, deps.recentKeys), rateLimit(deps.rateLimitPerSecond));
+  api.use(
+    requireApiKey(deps.pool, deps.recentKeys),
+    requirePermission(routes),
+    rateLimit(deps.rateLimitPerSecond),
+  );
   // Each path's handlers, then its 405, before the next path: a fixed path such as
   // /scholarships/awarded-students answers 405 itself rather than falling to /scholarships/:id.
   const methodsByPath = new Map<string, Method[]>();

@@ -6,6 +6,7 @@
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DatabasePool } from 'slonik';
+import { parsePermissions, type Permissions } from '../common/auth/permissions.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import {
   createInstitution,
@@ -25,6 +26,18 @@ import { importFile, ImportError } from './importFile.js';
 import { mergeDonors } from './mergeDonors.js';
 
 class CliError extends Error {}
+
+const permissionsOption = (value: string): Permissions => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"*":"read"}\'');
+  }
+  const result = parsePermissions(parsed);
+  if (!result.ok) throw new InvalidArgumentError(result.problem);
+  return result.permissions;
+};
 
 const positiveInt = (value: string) => {
   const number = Number(value);
@@ -99,12 +112,25 @@ apiKey
   .command('create')
   .description('Create another API key for an institution')
   .requiredOption('--institution <id>', 'institution id', positiveInt)
-  .action((options: { institution: number }) =>
+  .option('--name <name>', 'what the key is for (at most 100 characters)', nonBlank)
+  .option(
+    '--permissions <json>',
+    'permission groups to none/read/write, e.g. \'{"*":"read"}\' (default: full access)',
+    permissionsOption,
+  )
+  .action((options: { institution: number; name?: string; permissions?: Permissions }) =>
     withPool(async (pool) => {
       if (!(await findInstitution(pool, options.institution))) {
         throw new CliError(`No institution with id ${options.institution}`);
       }
-      return { api_key: await insertApiKey(pool, options.institution) };
+      if (options.name !== undefined && options.name.length > 100)
+        throw new CliError('--name is at most 100 characters');
+      return {
+        api_key: await insertApiKey(pool, options.institution, {
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.permissions ? { permissions: options.permissions } : {}),
+        }),
+      };
     }),
   );
 apiKey

@@ -29,9 +29,16 @@ export function requireApiKey(pool: DatabasePool, recentKeys: RecentKeys): Reque
       : recentKeys.findForRead(presented);
     if (!principal) {
       const mark = recentKeys.mark();
-      principal = await authenticate(pool, presented);
-      if (!principal) throw errors.invalidApiKey();
+      const found = await authenticate(pool, presented);
+      if (found === 'expired') throw errors.apiKeyExpired();
+      if (!found) throw errors.invalidApiKey();
+      principal = found;
       recentKeys.remember(presented, principal, mark);
+    }
+    // A key remembered a moment ago may have reached its expiry since.
+    if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
+      recentKeys.forget(principal.apiKeyId);
+      throw errors.apiKeyExpired();
     }
     res.locals.principal = principal;
     next();

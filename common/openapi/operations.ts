@@ -46,7 +46,13 @@ export interface Needs {
   errors: Map<string, JsonSchema>;
 }
 
-export const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited'];
+export const authentication: ErrorCode[] = [
+  'missing_api_key',
+  'invalid_api_key',
+  'api_key_expired',
+  'insufficient_permissions',
+  'rate_limited',
+];
 export const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
 
 const pascal = (text: string) =>
@@ -73,8 +79,11 @@ export function errorResponses(
       description: describeCodes(group),
       headers: {
         ...requestIdHeader,
-        // A 401 comes before the key is known, so before its budget; a 5xx says nothing of it.
-        ...(status >= 400 && status < 500 && status !== 401 ? rateLimitHeaders : {}),
+        // A 401 comes before the key is known and a 403 before its budget is counted; a 5xx says
+        // nothing of it.
+        ...(status >= 400 && status < 500 && status !== 401 && status !== 403
+          ? rateLimitHeaders
+          : {}),
         ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
       },
       content: {

@@ -1,3 +1,4 @@
+import type { RequiredPermission } from '../auth/permissions.js';
 import type { Command } from '../commands/command.js';
 import type { ListSpec } from '../pagination/listSpec.js';
 import type {
@@ -66,4 +67,6 @@ export interface DocumentedRoute {
   /** Express path under /api/v1, e.g. `/donors/:id`. */
   path: string;
   doc: EndpointDoc;
+  /** Shown on the operation as `x-required-permission`. */
+  permission: RequiredPermission;
 }

@@ -8,6 +8,7 @@ import type { Redis } from '../common/redis.js';
 import type { WorkerPresence } from '../common/workerPresence.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter, onlyGet } from './docs.js';
+import { LastUse } from './lastUse.js';
 import { requireApiKey } from './middleware/authenticate.js';
 import { requirePermission } from './middleware/authorize.js';
 import type { RecentKeys } from './recentKeys.js';
@@ -179,7 +180,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   api.use(routeLabels([...new Set(routes.map((route) => route.path))]));
   api.use(
-    requireApiKey(deps.pool, deps.recentKeys),
+    requireApiKey(deps.pool, deps.recentKeys, new LastUse(deps.pool, deps.logger)),
     requirePermission(routes),
     rateLimit(deps.rateLimitPerSecond),
   );

@@ -31,6 +31,7 @@ import {
   type ListSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
+import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { importRoutes, type ImportRouteDeps } from './importRoutes.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -261,6 +262,10 @@ function routesOn(deps: RouteDeps): Route[] {
     ),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
     ...webhookDeliveryRoutes(deps),
+    ...apiKeyRoutes(deps).map((entry) => ({
+      ...entry,
+      permission: requiredFor(entry.method, 'api_keys'),
+    })),
     ...importRoutes(deps).map((entry) => ({
       ...entry,
       permission: requiredFor(entry.method, 'imports'),

@@ -12,6 +12,7 @@ import {
   createInstitution,
   findInstitution,
   insertApiKey,
+  listApiKeys,
   revokeApiKey,
 } from '../common/institutions.js';
 import {
@@ -131,6 +132,18 @@ apiKey
           ...(options.permissions ? { permissions: options.permissions } : {}),
         }),
       };
+    }),
+  );
+apiKey
+  .command('list')
+  .description('List the API keys of an institution, newest first, with their last use')
+  .requiredOption('--institution <id>', 'institution id', positiveInt)
+  .action((options: { institution: number }) =>
+    withPool(async (pool) => {
+      if (!(await findInstitution(pool, options.institution))) {
+        throw new CliError(`No institution with id ${options.institution}`);
+      }
+      return { api_keys: await listApiKeys(pool, options.institution) };
     }),
   );
 apiKey

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods, type DatabasePool, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { apiKeyColumns, apiKeyRowSchema, presentApiKey } from './apiKeys/schema.js';
 import { generateApiKey } from './auth/apiKeys.js';
 import { fullAccess, type Permissions } from './auth/permissions.js';
 import type { JsonObject } from './json.js';
@@ -130,6 +131,14 @@ export async function insertApiKey(
     VALUES (${generated.id}, ${institutionId}, ${sql.binary(generated.digest)},
             ${options.name ?? 'Operator key'}, ${sql.jsonb(options.permissions ?? fullAccess)})`);
   return { id: generated.id, key: generated.key };
+}
+
+/** An institution's keys as GET /api-keys presents them (never a secret), newest first. */
+export async function listApiKeys(db: CommonQueryMethods, institutionId: number) {
+  const rows = await db.any(sql.type(apiKeyRowSchema)`
+    SELECT ${apiKeyColumns} FROM api_keys
+    WHERE institution_id = ${institutionId} ORDER BY seq DESC`);
+  return rows.map(presentApiKey);
 }
 
 export function revokeApiKey(db: CommonQueryMethods, id: string) {

@@ -4,8 +4,11 @@
 -- permission groups to none/read/write, `*` for every group not named: keys made before this
 -- keep full access, and so does the operator's first key of an institution (the default).
 -- `name` names a key for its owner; `expires_at` ends it (a rolled key's grace period);
--- `last_used_at` is kept to the minute; `rolled_from_id` names the key a roll replaced.
+-- `last_used_at` is kept to the minute; `rolled_from_id` names the key a roll replaced. `seq`
+-- orders an institution's keys for GET /api-keys (the cursor engine pages by an integer key)
+-- and is the number events carry in `object_id` for a key, whose public id is text.
 ALTER TABLE api_keys
+  ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY,
   ADD COLUMN name text NOT NULL DEFAULT 'Operator key'
     CONSTRAINT api_keys_name_check CHECK (char_length(name) BETWEEN 1 AND 100),
   ADD COLUMN permissions jsonb NOT NULL DEFAULT '{"*": "write"}'
@@ -13,7 +16,7 @@ ALTER TABLE api_keys
   ADD COLUMN expires_at timestamptz(3),
   ADD COLUMN last_used_at timestamptz(3),
   ADD COLUMN rolled_from_id text REFERENCES api_keys (id);
-CREATE INDEX api_keys_institution_created_idx ON api_keys (institution_id, created_at DESC, id DESC);
+CREATE UNIQUE INDEX api_keys_institution_seq_idx ON api_keys (institution_id, seq);
 
 -- Only what can end a key is announced to the API processes (1733800000000): `last_used_at`,
 -- written at most once a minute per key, would otherwise make every process forget every key
@@ -57,10 +60,11 @@ DROP TRIGGER api_keys_announce_change ON api_keys;
 CREATE TRIGGER api_keys_announce_change
   AFTER UPDATE OR DELETE ON api_keys
   FOR EACH ROW EXECUTE FUNCTION announce_api_key_change();
-DROP INDEX api_keys_institution_created_idx;
+DROP INDEX api_keys_institution_seq_idx;
 ALTER TABLE api_keys
   DROP COLUMN rolled_from_id,
   DROP COLUMN last_used_at,
   DROP COLUMN expires_at,
   DROP COLUMN permissions,
-  DROP COLUMN name;
+  DROP COLUMN name,
+  DROP COLUMN seq;

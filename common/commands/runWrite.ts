@@ -98,6 +98,7 @@ export async function runWrite(
           dryRun: options.dryRun,
           now: new Date().toISOString(),
           consequences,
+          apiKeyId: job.apiKeyId,
         },
         job.request,
       );

@@ -103,12 +103,13 @@ export async function storeReceipt(
     body: JsonObject;
     location?: string | undefined;
     eventObject?: JsonObject | undefined;
+    eventObjectId?: number | undefined;
   },
   event: WriteEvent & { previousAttributes: JsonObject | null },
   consequences: readonly Consequence[] = [],
 ): Promise<ReceiptClaim> {
   const record = response.eventObject;
-  const objectId = (record ?? response.body).id;
+  const objectId = response.eventObjectId ?? (record ?? response.body).id;
   if (typeof objectId !== 'number') throw new Error('a committed write answered no record id');
   const claim = await db.one(sql.type(claimRow)`
     WITH stored AS (

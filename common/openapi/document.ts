@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { checkRoutePermissions, permissionName } from '../auth/permissions.js';
+import { apiKeysTagDescription } from './apiKeys.js';
 import { errorEnvelope } from './errorCatalogue.js';
 import { componentSchemas, type JsonSchema } from './jsonSchema.js';
 import { eventsTagDescription, operationFor, type Needs } from './operations.js';
@@ -47,6 +48,7 @@ function tags(): JsonSchema[] {
     ...resourceTags,
     ...[...reportTags].map(([name, description]) => ({ name, description })),
     { name: 'Imports', description: importsTagDescription },
+    { name: 'API keys', description: apiKeysTagDescription },
     { name: 'Events', description: eventsTagDescription() },
     {
       name: 'Operations',

@@ -35,6 +35,7 @@ import { requestBodySchema, type BodyDoc } from './requestBody.js';
 import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
 import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
 import { importOperation } from './imports.js';
+import { apiKeyOperation } from './apiKeys.js';
 
 /** What the operations of the route table need in components.schemas. */
 export interface Needs {
@@ -906,5 +907,7 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return nestedActionOperation(route.doc.resource, route.doc.action, needs);
     case 'import':
       return importOperation(route.doc.operation, needs);
+    case 'api-key':
+      return apiKeyOperation(route.doc.operation, needs);
   }
 }

@@ -6,6 +6,7 @@ import {
   type PermissionGroup,
   type RequiredPermission,
 } from '../common/auth/permissions.js';
+import { auditEventList } from '../common/audit/list.js';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
 import { webhookAttemptList } from '../common/webhooks/attempts.js';
@@ -271,6 +272,15 @@ function routesOn(deps: RouteDeps): Route[] {
       permission: requiredFor(entry.method, 'imports'),
     })),
     ...eventRoutes(deps),
+    route(
+      'get',
+      '/audit-events',
+      {
+        handler: listHandler(deps.pool, deps.lists, auditEventList),
+        doc: { kind: 'audit-event-list' },
+      },
+      'audit',
+    ),
   ];
 }
 

@@ -23,6 +23,7 @@ import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
 import { createDeliveryQueue } from '../common/webhooks/queue.js';
 import { createImportQueue } from '../common/imports/queue.js';
+import { AuditLog } from '../common/audit/log.js';
 
 export interface RunningApi {
   server: Server;
@@ -92,7 +93,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
+  const audit = new AuditLog(pool, logger);
   const app = createApp({
+    audit,
     pool,
     readPool,
     recentKeys,
@@ -148,6 +151,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       clearInterval(sweep);
       await closeParts(
         {
+          audit: () => audit.close(),
           revocations: () => revocations.close(),
           replies: () => replies.close(),
           writes: () => queues.close(),

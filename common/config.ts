@@ -75,6 +75,8 @@ const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: positiveInt(86_400),
   /** How long events are kept (integration.md §1); the worker's maintenance prunes older ones. */
   EVENT_RETENTION_DAYS: positiveInt(90),
+  /** How long audit rows are kept (trust.md §3); the worker's maintenance prunes older ones. */
+  AUDIT_RETENTION_DAYS: positiveInt(400),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   LIST_RANGE_WALK_ROWS: positiveInt(DEFAULT_RANGE_READING.walkRows),
   LIST_RANGE_SORT_ROWS: positiveInt(DEFAULT_RANGE_READING.sortRows),

@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
+import { pruneAudit } from '../common/audit/log.js';
 import { pruneEvents } from '../common/events/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
 import { pruneDeliveries } from '../common/webhooks/attempts.js';
@@ -14,7 +15,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
  * once however many workers there are: expired idempotency receipts are purged, events older
- * than their retention are pruned, and webhook endpoints failing for days are disabled.
+ * than their retention are pruned (audit rows after theirs), and webhook endpoints failing for
+ * days are disabled.
  */
 export async function startMaintenance(
   pool: DatabasePool,
@@ -22,6 +24,7 @@ export async function startMaintenance(
   queuePrefix: string,
   logger: Logger,
   eventRetentionDays: number,
+  auditRetentionDays: number,
 ) {
   const { name, prefix } = queueLocation(queuePrefix, MAINTENANCE_QUEUE);
   const queue = new Queue(name, { connection, prefix });
@@ -40,9 +43,11 @@ export async function startMaintenance(
       logger.info({ pruned }, 'events past their retention pruned');
       const deliveriesPruned = await pruneDeliveries(pool, eventRetentionDays);
       logger.info({ deliveriesPruned }, 'webhook deliveries and attempts past retention pruned');
+      const auditPruned = await pruneAudit(pool, auditRetentionDays);
+      logger.info({ auditPruned }, 'audit events past their retention pruned');
       const disabled = await disableFailingEndpoints(pool);
       if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
-      return { purged, pruned, deliveriesPruned, disabled };
+      return { purged, pruned, deliveriesPruned, auditPruned, disabled };
     },
     { connection, prefix, concurrency: 1 },
   );

@@ -119,6 +119,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     config.QUEUE_PREFIX,
     logger,
     config.EVENT_RETENTION_DAYS,
+    config.AUDIT_RETENTION_DAYS,
   );
   const webhooks = await startWebhooks(
     pool,

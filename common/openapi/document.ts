@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { checkRoutePermissions, permissionName } from '../auth/permissions.js';
 import { apiKeysTagDescription } from './apiKeys.js';
+import { auditTagDescription } from './audit.js';
 import { errorEnvelope } from './errorCatalogue.js';
 import { componentSchemas, type JsonSchema } from './jsonSchema.js';
 import { eventsTagDescription, operationFor, type Needs } from './operations.js';
@@ -49,6 +50,7 @@ function tags(): JsonSchema[] {
     ...[...reportTags].map(([name, description]) => ({ name, description })),
     { name: 'Imports', description: importsTagDescription },
     { name: 'API keys', description: apiKeysTagDescription },
+    { name: 'Audit', description: auditTagDescription },
     { name: 'Events', description: eventsTagDescription() },
     {
       name: 'Operations',

@@ -36,6 +36,7 @@ import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
 import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
 import { importOperation } from './imports.js';
 import { apiKeyOperation } from './apiKeys.js';
+import { auditEventListOperation } from './audit.js';
 
 /** What the operations of the route table need in components.schemas. */
 export interface Needs {
@@ -909,5 +910,7 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return importOperation(route.doc.operation, needs);
     case 'api-key':
       return apiKeyOperation(route.doc.operation, needs);
+    case 'audit-event-list':
+      return auditEventListOperation(needs);
   }
 }

@@ -43,6 +43,7 @@ export type EndpointDoc =
   | { kind: 'webhook-delivery-list'; list: ListDoc }
   | { kind: 'webhook-attempt-list'; list: ListDoc }
   | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'audit-event-list' }
   /** API keys (common/openapi/apiKeys.ts): their ids are text, which no descriptor has. */
   | { kind: 'api-key'; operation: 'list' | 'create' | 'retrieve' | 'revoke' | 'roll' }
   /** Imports (common/openapi/imports.ts): an upload and its file downloads fit no descriptor. */

@@ -43,8 +43,8 @@ export interface AppDeps {
   rateLimitPerSecond: number;
   /** The limits of an import's upload (POST /imports). */
   imports: RouteDeps['imports'];
-  /** Where the audit rows of /api/v1 requests go (trust.md §3). */
-  audit: AuditLog;
+  /** Where the audit rows of /api/v1 requests go (trust.md §3); null only in bench:trust's baseline. */
+  audit: AuditLog | null;
   /** The queue dashboard at /admin/queues; absent (404) unless ADMIN_TOKEN is configured. */
   admin?: AdminDashboardOptions | null;
 }
@@ -194,7 +194,7 @@ export function createApp(deps: AppDeps): Express {
 
   const api = express.Router();
   api.use(routeLabels([...new Set(routes.map((route) => route.path))]));
-  api.use(auditTrail(deps.audit, objectsOfCollections(routes)));
+  if (deps.audit) api.use(auditTrail(deps.audit, objectsOfCollections(routes)));
   api.use(
     requireApiKey(deps.pool, deps.recentKeys, new LastUse(deps.pool, deps.logger)),
     requirePermission(routes),

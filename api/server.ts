@@ -32,7 +32,19 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+export interface ApiOptions {
+  /**
+   * The audit log (trust.md §3). Only bench:trust turns it off, in a process of its own, to
+   * measure what it costs a write; no setting of the service does.
+   */
+  audit?: boolean;
+}
+
+export async function startApi(
+  config: Config,
+  logger: Logger,
+  options: ApiOptions = {},
+): Promise<RunningApi> {
   pinToday(config.CLOCK_TODAY ?? null);
   setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
@@ -93,7 +105,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
-  const audit = new AuditLog(pool, logger);
+  const audit = options.audit === false ? null : new AuditLog(pool, logger);
   const app = createApp({
     audit,
     pool,
@@ -151,7 +163,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       clearInterval(sweep);
       await closeParts(
         {
-          audit: () => audit.close(),
+          audit: async () => audit?.close(),
           revocations: () => revocations.close(),
           replies: () => replies.close(),
           writes: () => queues.close(),

@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { sql, type DatabasePool } from 'slonik';
+import type { AuditLog } from '../common/audit/log.js';
 import { errors } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { ApiMetrics } from '../common/metrics.js';
@@ -8,7 +9,10 @@ import type { Redis } from '../common/redis.js';
 import type { WorkerPresence } from '../common/workerPresence.js';
 import { adminDashboard, type AdminDashboardOptions } from './admin.js';
 import { docsRouter, onlyGet } from './docs.js';
+import { LastUse } from './lastUse.js';
 import { requireApiKey } from './middleware/authenticate.js';
+import { auditTrail } from './middleware/audit.js';
+import { requirePermission } from './middleware/authorize.js';
 import type { RecentKeys } from './recentKeys.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { rateLimit } from './middleware/rateLimit.js';
@@ -16,7 +20,7 @@ import { requestId } from './middleware/requestId.js';
 import { requestLog } from './middleware/requestLog.js';
 import { hasBody } from './requestParsing.js';
 import type { ListSettings } from './handlers.js';
-import { apiRoutes, type Method, type RouteDeps } from './routes.js';
+import { apiRoutes, type Method, type Route, type RouteDeps } from './routes.js';
 import type { WriteGateway } from './writeGateway.js';
 import './locals.js';
 
@@ -39,11 +43,24 @@ export interface AppDeps {
   rateLimitPerSecond: number;
   /** The limits of an import's upload (POST /imports). */
   imports: RouteDeps['imports'];
+  /** Where the audit rows of /api/v1 requests go (trust.md §3); null only in bench:trust's baseline. */
+  audit: AuditLog | null;
   /** The queue dashboard at /admin/queues; absent (404) unless ADMIN_TOKEN is configured. */
   admin?: AdminDashboardOptions | null;
 }
 
 const BODY_LIMIT = '100kb';
+
+/** The `object` of each collection's records, for the audit rows of refused writes on one. */
+function objectsOfCollections(routes: readonly Route[]): ReadonlyMap<string, string> {
+  const objects = new Map<string, string>([
+    ['/api-keys', 'api_key'],
+    ['/imports', 'import'],
+  ]);
+  for (const { doc } of routes)
+    if ('resource' in doc) objects.set(doc.resource.path, doc.resource.object);
+  return objects;
+}
 
 /**
  * POST and PATCH carry a JSON object. One rule for a missing body, whatever the route and the
@@ -177,7 +194,12 @@ export function createApp(deps: AppDeps): Express {
 
   const api = express.Router();
   api.use(routeLabels([...new Set(routes.map((route) => route.path))]));
-  api.use(requireApiKey(deps.pool, deps.recentKeys), rateLimit(deps.rateLimitPerSecond));
+  if (deps.audit) api.use(auditTrail(deps.audit, objectsOfCollections(routes)));
+  api.use(
+    requireApiKey(deps.pool, deps.recentKeys, new LastUse(deps.pool, deps.logger)),
+    requirePermission(routes),
+    rateLimit(deps.rateLimitPerSecond),
+  );
   // Each path's handlers, then its 405, before the next path: a fixed path such as
   // /scholarships/awarded-students answers 405 itself rather than falling to /scholarships/:id.
   const methodsByPath = new Map<string, Method[]>();

@@ -9,6 +9,8 @@ declare global {
       principal: Principal;
       /** The route pattern matched, for metrics labels. */
       route?: string;
+      /** The permission the route needs (`gifts:write`), once the key has been checked for it. */
+      permission?: string;
     }
   }
 }

@@ -1,5 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
+import {
+  checkRoutePermissions,
+  requiredFor,
+  type PermissionGroup,
+  type RequiredPermission,
+} from '../common/auth/permissions.js';
+import { auditEventList } from '../common/audit/list.js';
 import { errors } from '../common/errors.js';
 import { eventList } from '../common/events/event.js';
 import { webhookAttemptList } from '../common/webhooks/attempts.js';
@@ -25,6 +32,7 @@ import {
   type ListSettings,
 } from './handlers.js';
 import type { WriteGateway } from './writeGateway.js';
+import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { importRoutes, type ImportRouteDeps } from './importRoutes.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -35,6 +43,8 @@ export interface Route {
   handler: RequestHandler;
   /** What the route serves, for the OpenAPI document (common/openapi). */
   doc: EndpointDoc;
+  /** What a key needs to use it, checked before anything else the request does. */
+  permission: RequiredPermission;
   /** The body is a file the handler streams itself (POST /imports), not a JSON object. */
   upload?: true;
 }
@@ -56,10 +66,17 @@ export interface RouteDeps {
   imports: ImportRouteDeps['imports'];
 }
 
-const route = (method: Method, path: string, endpoint: Endpoint): Route => ({
+/** A route of `group`: a GET needs its read, any other method its write. */
+const route = (
+  method: Method,
+  path: string,
+  endpoint: Endpoint,
+  group: PermissionGroup,
+): Route => ({
   method,
   path,
   ...endpoint,
+  permission: requiredFor(method, group),
 });
 
 /**
@@ -80,68 +97,84 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         ]
       : [];
   const { list } = resource;
+  const at = (
+    method: Method,
+    where: string,
+    endpoint: Endpoint,
+    group: PermissionGroup = resource.permission,
+  ) => route(method, where, endpoint, group);
   return [
     ...(list
       ? [
-          route('get', path, {
+          at('get', path, {
             handler: listHandler(pool, lists, list),
             doc: { kind: 'list', list, resource },
           }),
         ]
       : []),
-    ...write('create').map((endpoint) => route('post', path, endpoint)),
+    ...write('create').map((endpoint) => at('post', path, endpoint)),
     ...(resource.reports ?? []).map((report) =>
-      route('get', report.path, {
-        handler: reportListHandler(pool, lists, report.list, csvColumns(report.item)),
-        doc: { kind: 'list', list: report.list, resource, report },
-      }),
+      at(
+        'get',
+        report.path,
+        {
+          handler: reportListHandler(pool, lists, report.list, csvColumns(report.item)),
+          doc: { kind: 'list', list: report.list, resource, report },
+        },
+        report.permission,
+      ),
     ),
     ...(resource.summaries ?? []).map((summary) =>
-      route('get', summary.path, {
-        handler: institutionReadHandler(pool, summary),
-        doc: { kind: 'institution-read', read: summary },
-      }),
+      at(
+        'get',
+        summary.path,
+        {
+          handler: institutionReadHandler(pool, summary),
+          doc: { kind: 'institution-read', read: summary },
+        },
+        summary.permission,
+      ),
     ),
-    route('get', `${path}/:id`, {
+    at('get', `${path}/:id`, {
       handler: retrieveHandler(pool, resource.label, resource.retrieve),
       doc: { kind: 'retrieve', resource },
     }),
-    ...write('update').map((endpoint) => route('patch', `${path}/:id`, endpoint)),
-    ...write('delete').map((endpoint) => route('delete', `${path}/:id`, endpoint)),
+    ...write('update').map((endpoint) => at('patch', `${path}/:id`, endpoint)),
+    ...write('delete').map((endpoint) => at('delete', `${path}/:id`, endpoint)),
     ...(resource.actions ?? []).map((action) =>
-      route('post', `${path}/:id/${action.name}`, {
+      at('post', `${path}/:id/${action.name}`, {
         handler: writeHandler(gateway, action.command),
         doc: { kind: 'action', action, resource },
       }),
     ),
     ...(resource.children ?? []).flatMap((child) => [
-      route('get', `${path}/:id/${child.name}`, {
+      at('get', `${path}/:id/${child.name}`, {
         handler: childListHandler(pool, lists, child),
         doc: { kind: 'child-list', child, resource },
       }),
-      route('post', `${path}/:id/${child.name}`, {
+      at('post', `${path}/:id/${child.name}`, {
         handler: writeHandler(gateway, child.create),
         doc: { kind: 'child-create', child, resource },
       }),
-      route('get', `${path}/:id/${child.name}/:${child.param}`, {
+      at('get', `${path}/:id/${child.name}/:${child.param}`, {
         handler: childRetrieveHandler(pool, child),
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
     ...(resource.reads ?? []).map((read) =>
-      route('get', `${path}/:id/${read.name}`, {
+      at('get', `${path}/:id/${read.name}`, {
         handler: recordReadHandler(pool, resource.label, read),
         doc: { kind: 'record-read', read, resource },
       }),
     ),
     ...(resource.listedUnder ?? []).map((listed) =>
-      route('get', `${listed.parentPath}/:id/${listed.name}`, {
+      at('get', `${listed.parentPath}/:id/${listed.name}`, {
         handler: childListHandler(pool, lists, listed),
         doc: { kind: 'listed-under', listed, resource },
       }),
     ),
     ...(resource.nestedActions ?? []).map((action) =>
-      route('post', `${path}/:id/${action.under}/:${action.param}/${action.name}`, {
+      at('post', `${path}/:id/${action.under}/:${action.param}/${action.name}`, {
         handler: writeHandler(gateway, action.command),
         doc: { kind: 'nested-action', action, resource },
       }),
@@ -151,26 +184,46 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
 
 /** The events (read-only: every write makes its own). */
 const eventRoutes = ({ pool, lists }: RouteDeps): Route[] => [
-  route('get', '/events', {
-    handler: listHandler(pool, lists, eventList),
-    doc: { kind: 'event-list', list: eventList },
-  }),
-  route('get', '/events/:id', {
-    handler: retrieveEventHandler(pool),
-    doc: { kind: 'event-retrieve' },
-  }),
+  route(
+    'get',
+    '/events',
+    {
+      handler: listHandler(pool, lists, eventList),
+      doc: { kind: 'event-list', list: eventList },
+    },
+    'events',
+  ),
+  route(
+    'get',
+    '/events/:id',
+    {
+      handler: retrieveEventHandler(pool),
+      doc: { kind: 'event-retrieve' },
+    },
+    'events',
+  ),
 ];
 
 /** What became of the events sent to a webhook endpoint (the worker makes deliveries). */
 const webhookDeliveryRoutes = ({ pool, lists }: RouteDeps): Route[] => [
-  route('get', '/webhook-endpoints/:id/deliveries', {
-    handler: childListHandler(pool, lists, webhookDeliveriesOfEndpoint),
-    doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
-  }),
-  route('get', '/webhook-endpoints/:id/deliveries/:delivery_id/attempts', {
-    handler: deliveryAttemptListHandler(pool, lists),
-    doc: { kind: 'webhook-attempt-list', list: webhookAttemptList },
-  }),
+  route(
+    'get',
+    '/webhook-endpoints/:id/deliveries',
+    {
+      handler: childListHandler(pool, lists, webhookDeliveriesOfEndpoint),
+      doc: { kind: 'webhook-delivery-list', list: webhookDeliveryList },
+    },
+    'webhooks',
+  ),
+  route(
+    'get',
+    '/webhook-endpoints/:id/deliveries/:delivery_id/attempts',
+    {
+      handler: deliveryAttemptListHandler(pool, lists),
+      doc: { kind: 'webhook-attempt-list', list: webhookAttemptList },
+    },
+    'webhooks',
+  ),
 ];
 
 /**
@@ -180,9 +233,11 @@ const webhookDeliveryRoutes = ({ pool, lists }: RouteDeps): Route[] => [
 export function apiRoutes(deps: RouteDeps): Route[] {
   // The one place that routes reads: every GET takes its handler from the same table built on
   // the read pool. Writes and dry runs, and what a POST reads, stay on the primary.
-  if (deps.readPool === deps.pool) return routesOn(deps);
+  const routes = routesOn(deps);
+  checkRoutePermissions(routes);
+  if (deps.readPool === deps.pool) return routes;
   const reading = routesOn({ ...deps, pool: deps.readPool });
-  return routesOn(deps).map((route, index) => (route.method === 'get' ? reading[index]! : route));
+  return routes.map((route, index) => (route.method === 'get' ? reading[index]! : route));
 }
 
 /** The route table, every handler on `deps.pool`. */
@@ -196,15 +251,36 @@ function routesOn(deps: RouteDeps): Route[] {
     doc: { kind: 'institution' },
   };
   return [
-    route('get', '/institution', institution),
-    route('patch', '/institution', {
-      handler: writeHandler(deps.gateway, updateInstitutionCommand),
-      doc: { kind: 'institution-update' },
-    }),
+    route('get', '/institution', institution, 'institution'),
+    route(
+      'patch',
+      '/institution',
+      {
+        handler: writeHandler(deps.gateway, updateInstitutionCommand),
+        doc: { kind: 'institution-update' },
+      },
+      'institution',
+    ),
     ...resources.flatMap((resource) => resourceRoutes(resource, deps)),
     ...webhookDeliveryRoutes(deps),
-    ...importRoutes(deps),
+    ...apiKeyRoutes(deps).map((entry) => ({
+      ...entry,
+      permission: requiredFor(entry.method, 'api_keys'),
+    })),
+    ...importRoutes(deps).map((entry) => ({
+      ...entry,
+      permission: requiredFor(entry.method, 'imports'),
+    })),
     ...eventRoutes(deps),
+    route(
+      'get',
+      '/audit-events',
+      {
+        handler: listHandler(deps.pool, deps.lists, auditEventList),
+        doc: { kind: 'audit-event-list' },
+      },
+      'audit',
+    ),
   ];
 }
 
@@ -228,5 +304,10 @@ export function routeTable(): DocumentedRoute[] {
     lists: unusable,
     imports: unusable,
   } as RouteDeps;
-  return apiRoutes(deps).map(({ method, path, doc }) => ({ method, path, doc }));
+  return apiRoutes(deps).map(({ method, path, doc, permission }) => ({
+    method,
+    path,
+    doc,
+    permission,
+  }));
 }

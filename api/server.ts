@@ -23,6 +23,7 @@ import { pinToday } from '../common/clock.js';
 import { setWebhookPolicy } from '../common/webhooks/policy.js';
 import { createDeliveryQueue } from '../common/webhooks/queue.js';
 import { createImportQueue } from '../common/imports/queue.js';
+import { AuditLog } from '../common/audit/log.js';
 
 export interface RunningApi {
   server: Server;
@@ -31,7 +32,19 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+export interface ApiOptions {
+  /**
+   * The audit log (trust.md §3). Only bench:trust turns it off, in a process of its own, to
+   * measure what it costs a write; no setting of the service does.
+   */
+  audit?: boolean;
+}
+
+export async function startApi(
+  config: Config,
+  logger: Logger,
+  options: ApiOptions = {},
+): Promise<RunningApi> {
   pinToday(config.CLOCK_TODAY ?? null);
   setWebhookPolicy(config);
   const pool = await createDatabasePool(config.DATABASE_URL, {
@@ -92,7 +105,9 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
     recentKeys,
     workers,
   });
+  const audit = options.audit === false ? null : new AuditLog(pool, logger);
   const app = createApp({
+    audit,
     pool,
     readPool,
     recentKeys,
@@ -148,6 +163,7 @@ export async function startApi(config: Config, logger: Logger): Promise<RunningA
       clearInterval(sweep);
       await closeParts(
         {
+          audit: async () => audit?.close(),
           revocations: () => revocations.close(),
           replies: () => replies.close(),
           writes: () => queues.close(),

@@ -1,11 +1,7 @@
 import type { DatabasePool } from 'slonik';
 import { revokedKey } from '../common/auth/liveKey.js';
-import {
-  answerFrom,
-  failure,
-  type WriteJob,
-  type WriteResult,
-} from '../common/commands/runWrite.js';
+import { answerFrom, failure, type WriteJob } from '../common/commands/runWrite.js';
+import type { WriteResult } from '../common/commands/writeResult.js';
 import { errors } from '../common/errors.js';
 import { findReceiptsFor } from '../common/idempotency/receipts.js';
 import {

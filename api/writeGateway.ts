@@ -1,6 +1,7 @@
 import type { DatabasePool } from 'slonik';
 import type { Command } from '../common/commands/command.js';
-import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
+import { failure, runWrite, type WriteJob } from '../common/commands/runWrite.js';
+import type { WriteResult } from '../common/commands/writeResult.js';
 import { isRevokedKey } from '../common/auth/liveKey.js';
 import type { Config } from '../common/config.js';
 import { errors } from '../common/errors.js';

@@ -6,11 +6,13 @@
 import { SingleBar } from 'cli-progress';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { DatabasePool } from 'slonik';
+import { parsePermissions, type Permissions } from '../common/auth/permissions.js';
 import { createDatabasePool } from '../common/db/pool.js';
 import {
   createInstitution,
   findInstitution,
   insertApiKey,
+  listApiKeys,
   revokeApiKey,
 } from '../common/institutions.js';
 import {
@@ -25,6 +27,18 @@ import { importFile, ImportError } from './importFile.js';
 import { mergeDonors } from './mergeDonors.js';
 
 class CliError extends Error {}
+
+const permissionsOption = (value: string): Permissions => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"*":"read"}\'');
+  }
+  const result = parsePermissions(parsed);
+  if (!result.ok) throw new InvalidArgumentError(result.problem);
+  return result.permissions;
+};
 
 const positiveInt = (value: string) => {
   const number = Number(value);
@@ -99,12 +113,37 @@ apiKey
   .command('create')
   .description('Create another API key for an institution')
   .requiredOption('--institution <id>', 'institution id', positiveInt)
+  .option('--name <name>', 'what the key is for (at most 100 characters)', nonBlank)
+  .option(
+    '--permissions <json>',
+    'permission groups to none/read/write, e.g. \'{"*":"read"}\' (default: full access)',
+    permissionsOption,
+  )
+  .action((options: { institution: number; name?: string; permissions?: Permissions }) =>
+    withPool(async (pool) => {
+      if (!(await findInstitution(pool, options.institution))) {
+        throw new CliError(`No institution with id ${options.institution}`);
+      }
+      if (options.name !== undefined && options.name.length > 100)
+        throw new CliError('--name is at most 100 characters');
+      return {
+        api_key: await insertApiKey(pool, options.institution, {
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.permissions ? { permissions: options.permissions } : {}),
+        }),
+      };
+    }),
+  );
+apiKey
+  .command('list')
+  .description('List the API keys of an institution, newest first, with their last use')
+  .requiredOption('--institution <id>', 'institution id', positiveInt)
   .action((options: { institution: number }) =>
     withPool(async (pool) => {
       if (!(await findInstitution(pool, options.institution))) {
         throw new CliError(`No institution with id ${options.institution}`);
       }
-      return { api_key: await insertApiKey(pool, options.institution) };
+      return { api_keys: await listApiKeys(pool, options.institution) };
     }),
   );
 apiKey

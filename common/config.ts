@@ -81,6 +81,8 @@ const configSchema = z.object({
    * files.
    */
   IMPORT_FILE_RETENTION_DAYS: positiveInt(30),
+  /** How long audit rows are kept (trust.md §3); the worker's maintenance prunes older ones. */
+  AUDIT_RETENTION_DAYS: positiveInt(400),
   CURSOR_TTL_SECONDS: positiveInt(3_600),
   LIST_RANGE_WALK_ROWS: positiveInt(DEFAULT_RANGE_READING.walkRows),
   LIST_RANGE_SORT_ROWS: positiveInt(DEFAULT_RANGE_READING.sortRows),

@@ -5,6 +5,7 @@
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'idempotency_error'
   | 'rate_limit_error'
   | 'api_error';
@@ -120,6 +121,19 @@ export const errors = {
       type: 'authentication_error',
       code: 'invalid_api_key',
       message: 'The API key is not valid.',
+    }),
+  /** The one hint of expiry we give, so that an integration knows to roll its key (trust.md §2). */
+  apiKeyExpired: () =>
+    new ApiError(401, {
+      type: 'authentication_error',
+      code: 'api_key_expired',
+      message: 'The API key has expired. Use the key it was rolled to, or make a new one.',
+    }),
+  insufficientPermissions: (has: string, group: string, route: string, needs: string) =>
+    new ApiError(403, {
+      type: 'permission_error',
+      code: 'insufficient_permissions',
+      message: `This key has ${has === 'none' ? 'no' : has} access to ${group}; ${route} needs ${needs}.`,
     }),
   notFound: (resource: string) => invalid(404, 'resource_not_found', `No such ${resource}.`, 'id'),
   routeNotFound: (method: string, path: string) =>

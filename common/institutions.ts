@@ -1,6 +1,8 @@
 import { sql, type CommonQueryMethods, type DatabasePool, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
+import { apiKeyColumns, apiKeyRowSchema, presentApiKey } from './apiKeys/schema.js';
 import { generateApiKey } from './auth/apiKeys.js';
+import { fullAccess, type Permissions } from './auth/permissions.js';
 import type { JsonObject } from './json.js';
 import { timestamp } from './resources/responseFields.js';
 
@@ -112,12 +114,31 @@ export async function createInstitution(pool: DatabasePool, name: string, curren
   });
 }
 
-export async function insertApiKey(db: CommonQueryMethods, institutionId: number) {
+export interface NewApiKey {
+  name?: string;
+  /** Full access (`{"*":"write"}`) when absent: the operator's keys. */
+  permissions?: Permissions;
+}
+
+export async function insertApiKey(
+  db: CommonQueryMethods,
+  institutionId: number,
+  options: NewApiKey = {},
+) {
   const generated = generateApiKey();
   await db.query(sql.unsafe`
-    INSERT INTO api_keys (id, institution_id, secret_sha256)
-    VALUES (${generated.id}, ${institutionId}, ${sql.binary(generated.digest)})`);
+    INSERT INTO api_keys (id, institution_id, secret_sha256, name, permissions)
+    VALUES (${generated.id}, ${institutionId}, ${sql.binary(generated.digest)},
+            ${options.name ?? 'Operator key'}, ${sql.jsonb(options.permissions ?? fullAccess)})`);
   return { id: generated.id, key: generated.key };
+}
+
+/** An institution's keys as GET /api-keys presents them (never a secret), newest first. */
+export async function listApiKeys(db: CommonQueryMethods, institutionId: number) {
+  const rows = await db.any(sql.type(apiKeyRowSchema)`
+    SELECT ${apiKeyColumns} FROM api_keys
+    WHERE institution_id = ${institutionId} ORDER BY seq DESC`);
+  return rows.map(presentApiKey);
 }
 
 export function revokeApiKey(db: CommonQueryMethods, id: string) {

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions, type JobsOptions, type JobType } from 'bullmq';
-import type { WriteJob, WriteResult } from './commands/runWrite.js';
+import type { WriteJob } from './commands/runWrite.js';
+import type { WriteResult } from './commands/writeResult.js';
 import { queueLocation, shardLocation, shardOf, type QueueLocation } from './queueShards.js';
 
 export const WRITE_QUEUE = 'writes';

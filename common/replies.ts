@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import type { LeaseReply } from './idempotency/lock.js';
-import type { WriteResult } from './commands/runWrite.js';
+import type { WriteResult } from './commands/writeResult.js';
 import { writeQueueLocations, type QueueSettings } from './queue.js';
 import type { Redis } from './redis.js';
 

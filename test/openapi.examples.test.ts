@@ -157,9 +157,9 @@ test('every write operation has a request-body example', () => {
     ...(resource.actions ?? []).map((action) => action.name),
     ...(resource.children ?? []).map((child) => child.name),
   ]);
-  // Neither are imports (common/imports: their create, commit and cancel) nor the institution's
-  // settings (PATCH /institution).
-  expect(writes.length).toBe(withBodies.length + importCommands.length + 1);
+  // Neither are imports (common/imports: their create, commit and cancel), the institution's
+  // settings (PATCH /institution) nor the API keys' create and roll (common/apiKeys).
+  expect(writes.length).toBe(withBodies.length + importCommands.length + 1 + 2);
   for (const write of writes) expect(write.example).toEqual(expect.any(Object));
 });
 
@@ -169,8 +169,14 @@ test.each(writes)(
     const validate = bodySchema(write.ref.split('/').at(-1)!);
     expect(validate(write.example) ? null : validate.errors).toBeNull();
     // Donor 1 holds the open pledge and active recurring gift the other examples act on, which
-    // an erasure refuses: the erasure example erases donor 3, which has neither.
-    const path = write.template.replace('{id}', write.template.endsWith('/erase') ? '3' : '1');
+    // an erasure refuses: the erasure example erases donor 3, which has neither. An API key's id
+    // is text: the example rolls the tenant's own key (a dry run changes nothing).
+    const id = write.template.startsWith('/api/v1/api-keys/')
+      ? service.tenant.apiKeyId
+      : write.template.endsWith('/erase')
+        ? '3'
+        : '1';
+    const path = write.template.replace('{id}', id);
     // An import's upload names the resource of its rows in the query string.
     const query = write.template === '/api/v1/imports' ? '&resource=donors' : '';
     const response = await service.call(write.method, `${path}?dry_run=true${query}`, {

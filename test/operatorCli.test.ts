@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'slonik';
 import { startTestService, type TestService } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 interface Run {
   code: number | null;
@@ -237,6 +238,59 @@ describe('api-key create and revoke', () => {
     );
     expect(second).toEqual(first);
     expect((await institutionVia(institution.api_key.key)).status).toBe(401);
+  });
+});
+
+describe('api-key create with permissions, and list', () => {
+  test('a key with the permissions given reads and is refused writes; the list shows its last use', async () => {
+    const institution = singleJsonObject<CreatedInstitution>(
+      await admin('institution', 'create', '--name', 'Scoped College'),
+    );
+    const institutionId = String(institution.institution.id);
+    const reader = singleJsonObject<{ api_key: { id: string; key: string } }>(
+      await admin(
+        'api-key',
+        'create',
+        '--institution',
+        institutionId,
+        '--name',
+        'Data warehouse',
+        '--permissions',
+        '{"*":"read"}',
+      ),
+    );
+    expect((await institutionVia(reader.api_key.key)).status).toBe(200);
+    const write = await service.call('POST', '/api/v1/tags', {
+      key: reader.api_key.key,
+      body: { name: 'x' },
+    });
+    expect(write.status).toBe(403);
+
+    await waitFor(async () => {
+      const listed = singleJsonObject<{ api_keys: { id: string; last_used_at: string | null }[] }>(
+        await admin('api-key', 'list', '--institution', institutionId),
+      );
+      return listed.api_keys.some((key) => key.id === reader.api_key.id && key.last_used_at);
+    });
+    const listed = singleJsonObject<{ api_keys: Record<string, unknown>[] }>(
+      await admin('api-key', 'list', '--institution', institutionId),
+    );
+    expect(listed.api_keys.map((key) => [key.id, key.name, key.permissions])).toEqual([
+      [reader.api_key.id, 'Data warehouse', { '*': 'read' }],
+      [institution.api_key.id, 'Operator key', { '*': 'write' }],
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(reader.api_key.key);
+  });
+
+  test.each([
+    ['{"owners":"read"}', /owners/],
+    ['{"gifts":"admin"}', /gifts/],
+    ['not json', /JSON/],
+  ])('--permissions %s is refused in one line', async (permissions, mentions) => {
+    expectOneLineFailure(
+      await admin('api-key', 'create', '--institution', '1', '--permissions', permissions),
+      mentions,
+    );
   });
 });
 

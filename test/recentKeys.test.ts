@@ -4,6 +4,8 @@ import { RecentKeys } from '../api/recentKeys.js';
 const principalOf = (apiKeyId: string): Principal => ({
   apiKeyId,
   institution: { id: 1, name: 'Test', currency: 'USD' },
+  permissions: { '*': 'write' },
+  expiresAt: null,
 });
 
 describe('RecentKeys', () => {

@@ -1,7 +1,8 @@
 import type { Job, Queue } from 'bullmq';
 import { sql } from 'slonik';
 import { WriteBatches } from '../api/writeBatches.js';
-import type { WriteJob, WriteResult } from '../common/commands/runWrite.js';
+import type { WriteJob } from '../common/commands/runWrite.js';
+import type { WriteResult } from '../common/commands/writeResult.js';
 import { leaseAfterQueuedMs, lockKeyFor } from '../common/idempotency/lock.js';
 import {
   MAX_WRITES_PER_JOB,

@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { DatabasePool } from 'slonik';
+import { pruneAudit } from '../common/audit/log.js';
 import { pruneEvents } from '../common/events/retention.js';
 import { pruneImportFiles } from '../common/imports/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
@@ -15,17 +16,21 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
  * once however many workers there are: expired idempotency receipts are purged, events older
- * than their retention are pruned, import files older than theirs are emptied, and webhook
- * endpoints failing for days are disabled.
+ * than their retention are pruned (audit rows after theirs), import files older than theirs are
+ * emptied, and webhook endpoints failing for days are disabled.
  */
 export async function startMaintenance(
   pool: DatabasePool,
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
-  retention: { eventRetentionDays: number; importFileRetentionDays: number },
+  retention: {
+    eventRetentionDays: number;
+    importFileRetentionDays: number;
+    auditRetentionDays: number;
+  },
 ) {
-  const { eventRetentionDays, importFileRetentionDays } = retention;
+  const { eventRetentionDays, importFileRetentionDays, auditRetentionDays } = retention;
   const { name, prefix } = queueLocation(queuePrefix, MAINTENANCE_QUEUE);
   const queue = new Queue(name, { connection, prefix });
   queue.on('error', (error) => logger.warn({ err: error }, 'maintenance queue connection error'));
@@ -45,9 +50,11 @@ export async function startMaintenance(
       logger.info({ deliveriesPruned }, 'webhook deliveries and attempts past retention pruned');
       const importFilesPruned = await pruneImportFiles(pool, importFileRetentionDays);
       logger.info({ importFilesPruned }, 'import files past their retention emptied');
+      const auditPruned = await pruneAudit(pool, auditRetentionDays);
+      logger.info({ auditPruned }, 'audit events past their retention pruned');
       const disabled = await disableFailingEndpoints(pool);
       if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
-      return { purged, pruned, deliveriesPruned, importFilesPruned, disabled };
+      return { purged, pruned, deliveriesPruned, importFilesPruned, auditPruned, disabled };
     },
     { connection, prefix, concurrency: 1 },
   );

@@ -1,7 +1,8 @@
 import type { Job } from 'bullmq';
 import type { DatabasePool } from 'slonik';
 import { commands } from '../common/commands/registry.js';
-import { failure, runWrite, type WriteJob, type WriteResult } from '../common/commands/runWrite.js';
+import { failure, runWrite, type WriteJob } from '../common/commands/runWrite.js';
+import type { WriteResult } from '../common/commands/writeResult.js';
 import { isUnavailableError } from '../common/db/unavailable.js';
 import { errors } from '../common/errors.js';
 import {

@@ -116,6 +116,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const maintenance = await startMaintenance(pool, connection, config.QUEUE_PREFIX, logger, {
     eventRetentionDays: config.EVENT_RETENTION_DAYS,
     importFileRetentionDays: config.IMPORT_FILE_RETENTION_DAYS,
+    auditRetentionDays: config.AUDIT_RETENTION_DAYS,
   });
   const webhooks = await startWebhooks(
     pool,

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { DatabasePool } from 'slonik';
 import { authenticate } from '../../common/auth/apiKeys.js';
 import { errors } from '../../common/errors.js';
+import type { LastUse } from '../lastUse.js';
 import type { RecentKeys } from '../recentKeys.js';
 
 /**
@@ -19,7 +20,11 @@ const isRealWrite = (req: Request) =>
  * write always (its worker confirms the key again), by reads and dry runs only while revocations
  * are heard (RecentKeys explains the bound).
  */
-export function requireApiKey(pool: DatabasePool, recentKeys: RecentKeys): RequestHandler {
+export function requireApiKey(
+  pool: DatabasePool,
+  recentKeys: RecentKeys,
+  lastUse: LastUse,
+): RequestHandler {
   return async (req, res, next) => {
     const presented = req.get('X-Service-API-Key');
     // Absent is missing; sent but empty is a key that is not valid (product.md §2).
@@ -29,10 +34,18 @@ export function requireApiKey(pool: DatabasePool, recentKeys: RecentKeys): Reque
       : recentKeys.findForRead(presented);
     if (!principal) {
       const mark = recentKeys.mark();
-      principal = await authenticate(pool, presented);
-      if (!principal) throw errors.invalidApiKey();
+      const found = await authenticate(pool, presented);
+      if (found === 'expired') throw errors.apiKeyExpired();
+      if (!found) throw errors.invalidApiKey();
+      principal = found;
       recentKeys.remember(presented, principal, mark);
     }
+    // A key remembered a moment ago may have reached its expiry since.
+    if (principal.expiresAt !== null && principal.expiresAt <= Date.now()) {
+      recentKeys.forget(principal.apiKeyId);
+      throw errors.apiKeyExpired();
+    }
+    lastUse.touch(principal.apiKeyId, principal.institution.id);
     res.locals.principal = principal;
     next();
   };

@@ -54,7 +54,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     logger.error(
-      { err: error, requestId: res.locals.requestId, method: req.method, path: req.path },
+      {
+        err: error,
+        requestId: res.locals.requestId,
+        method: req.method,
+        route: res.locals.route ?? 'unmatched',
+      },
       'unhandled error',
     );
     if (res.headersSent) return;

@@ -3,7 +3,9 @@ import type { Logger } from '../../common/logger.js';
 
 /**
  * One log line per request when its response is done (or its connection closed first): method,
- * URL, status, milliseconds and Request-Id; `info`, or `error` for a 5xx. Nothing is built when
+ * the route's template and the names of its query parameters (never the path's or the query's
+ * values, which can be an email searched for or a cursor: trust.md §4), status, milliseconds and
+ * Request-Id; `info`, or `error` for a 5xx. Nothing is built when
  * the level is off. Written here rather
  * than with pino-http, which builds a child logger for every request even when its line is not
  * written: on a list that was a measurable share of the request's CPU.
@@ -22,7 +24,14 @@ export function requestLog(logger: Logger): RequestHandler {
       logger[level](
         {
           reqId: res.locals.requestId,
-          req: { method: req.method, url: req.originalUrl },
+          req: {
+            method: req.method,
+            route: res.locals.route ?? 'unmatched',
+            // A name is the client's text too: one that is not shaped like a parameter is not kept.
+            params: Object.keys(req.query).map((name) =>
+              /^[a-z][a-z_]{0,39}$/.test(name) ? name : '[other]',
+            ),
+          },
           res: { statusCode: res.statusCode },
           responseTime: Math.round(performance.now() - started),
         },

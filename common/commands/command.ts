@@ -25,6 +25,11 @@ export interface CommandContext {
   /** The time a dry run reports for server-assigned timestamps. */
   now: string;
   /**
+   * The key making the request, for the writes whose rules depend on it (a key grants no more
+   * than it has, and cannot revoke itself). Absent where no request is (an import's chunk).
+   */
+  apiKeyId?: string;
+  /**
    * Where a real write records the other records it changed in a way the spec names (a pledge
    * fulfilled by a payment): each becomes an event committed with the write's own.
    */
@@ -69,6 +74,11 @@ export interface CommandOutcome {
    * its gift as GET returns it after the write). Real writes only.
    */
   eventObject?: JsonObject;
+  /**
+   * The record's number in its event's `object_id`, where its public id is not one (an API key's
+   * `seq`).
+   */
+  eventObjectId?: number;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { IntegrityConstraintViolationError, sql, type DatabasePool } from 'slonik';
 import { revokedKey } from '../auth/liveKey.js';
-import { ApiError, errors, type ErrorBody } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import { previousAttributes, writeEventOf } from '../events/outbox.js';
-import type { JsonObject } from '../json.js';
 import {
   findReceiptFor,
   insertWithReceipt,
@@ -13,6 +12,7 @@ import {
   type StoredResponse,
 } from '../idempotency/receipts.js';
 import type { Command, Consequence, Institution, WriteRequest } from './command.js';
+import type { WriteResult } from './writeResult.js';
 
 /** The job contract between API and worker: everything a write needs, nothing it must look up. */
 export interface WriteJob {
@@ -24,11 +24,6 @@ export interface WriteJob {
   fingerprint: string;
   idempotencyKey: string | null;
 }
-
-/** Business outcomes travel back as data: BullMQ passes a thrown error on only as a string. */
-export type WriteResult =
-  | { ok: true; status: number; body: JsonObject; location: string | null; replayed: boolean }
-  | { ok: false; status: number; error: ErrorBody; headers?: Record<string, string> };
 
 export interface RunOptions {
   dryRun: boolean;
@@ -98,6 +93,7 @@ export async function runWrite(
           dryRun: options.dryRun,
           now: new Date().toISOString(),
           consequences,
+          apiKeyId: job.apiKeyId,
         },
         job.request,
       );

@@ -1,3 +1,4 @@
+import { apiKeyEventTypes } from '../apiKeys/events.js';
 import { importEventTypes } from '../imports/events.js';
 import { institutionEventTypes } from '../institutionUpdate.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
@@ -76,12 +77,13 @@ function typesOf(resource: ResourceDescriptor): EventType[] {
 
 /**
  * Every event type: the institution's, those of the resources in their order
- * (common/resources/index.ts), then imports'.
+ * (common/resources/index.ts), then imports', then the API keys'.
  */
 export const eventTypes: readonly EventType[] = [
   ...institutionEventTypes,
   ...resources.flatMap(typesOf),
   ...importEventTypes,
+  ...apiKeyEventTypes,
 ];
 
 const byCommand = new Map<string, EventType[]>();

@@ -103,12 +103,13 @@ export async function storeReceipt(
     body: JsonObject;
     location?: string | undefined;
     eventObject?: JsonObject | undefined;
+    eventObjectId?: number | undefined;
   },
   event: WriteEvent & { previousAttributes: JsonObject | null },
   consequences: readonly Consequence[] = [],
 ): Promise<ReceiptClaim> {
   const record = response.eventObject;
-  const objectId = (record ?? response.body).id;
+  const objectId = response.eventObjectId ?? (record ?? response.body).id;
   if (typeof objectId !== 'number') throw new Error('a committed write answered no record id');
   const claim = await db.one(sql.type(claimRow)`
     WITH stored AS (
@@ -443,7 +444,7 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       FROM requested AS m
       WHERE`;
   return sql.fragment`${guarded}
-        EXISTS (SELECT 1 FROM api_keys WHERE id = m.api_key_id AND revoked_at IS NULL)
+        ${liveKey(sql.fragment`m.api_key_id`)}
         ${held.length ? sql.fragment`AND ${sql.join(held, sql.fragment` AND `)}` : sql.fragment``}
         ${sameBase} ${sameRate}),
     inserted AS (

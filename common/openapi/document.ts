@@ -1,4 +1,7 @@
 import type { z } from 'zod';
+import { checkRoutePermissions, permissionName } from '../auth/permissions.js';
+import { apiKeysTagDescription } from './apiKeys.js';
+import { auditTagDescription } from './audit.js';
 import { errorEnvelope } from './errorCatalogue.js';
 import { componentSchemas, type JsonSchema } from './jsonSchema.js';
 import { eventsTagDescription, operationFor, type Needs } from './operations.js';
@@ -46,6 +49,8 @@ function tags(): JsonSchema[] {
     ...resourceTags,
     ...[...reportTags].map(([name, description]) => ({ name, description })),
     { name: 'Imports', description: importsTagDescription },
+    { name: 'API keys', description: apiKeysTagDescription },
+    { name: 'Audit', description: auditTagDescription },
     { name: 'Events', description: eventsTagDescription() },
     {
       name: 'Operations',
@@ -61,13 +66,17 @@ function tags(): JsonSchema[] {
  * routes give the same document, byte for byte once serialised.
  */
 export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenApiDocument {
+  checkRoutePermissions(routes);
   const needs: Needs = { responses: new Map(), bodies: new Map(), errors: new Map() };
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const template = pathTemplate(route.path);
     const item = (paths[template] ??= {});
     if (item[route.method]) throw new Error(`${route.method} ${template} is in the table twice`);
-    item[route.method] = operationFor(route, needs);
+    item[route.method] = {
+      ...operationFor(route, needs),
+      'x-required-permission': permissionName(route.permission),
+    };
   }
 
   const responseSchemas = new Map<string, z.ZodType>([
@@ -108,7 +117,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[]): OpenAp
           in: 'header',
           name: 'X-Service-API-Key',
           description:
-            'The institution’s API key, shown once when the operator creates it. Every request acts on that institution. Absent: 401 `missing_api_key`; unknown, malformed or revoked: 401 `invalid_api_key`.',
+            'The institution’s API key, shown once when it is made. Every request acts on that institution, with the key’s permissions: each operation names the one it needs in `x-required-permission` (`gifts:write`; write implies read), and a key without it gets 403 `insufficient_permissions` before anything else is done. Absent: 401 `missing_api_key`; unknown, malformed or revoked: 401 `invalid_api_key`; past its `expires_at`: 401 `api_key_expired`.',
         },
         MetricsToken: {
           type: 'http',

@@ -24,6 +24,13 @@ const samples = {
   idempotency_key_required: errors.idempotencyKeyRequired(),
   missing_api_key: errors.missingApiKey(),
   invalid_api_key: errors.invalidApiKey(),
+  api_key_expired: errors.apiKeyExpired(),
+  insufficient_permissions: errors.insufficientPermissions(
+    'read',
+    'gifts',
+    'POST /api/v1/gifts',
+    'gifts:write',
+  ),
   resource_not_found: errors.notFound('donor'),
   route_not_found: errors.routeNotFound('GET', '/api/v1/donations'),
   method_not_allowed: errors.methodNotAllowed('PUT', ['GET', 'PATCH', 'DELETE']),
@@ -66,6 +73,10 @@ const when: Record<ErrorCode, string> = {
   idempotency_key_required: 'A donor create without an email sent no Idempotency-Key.',
   missing_api_key: 'No X-Service-API-Key header.',
   invalid_api_key: 'The key is unknown, malformed or revoked (no hint which).',
+  api_key_expired:
+    'The key passed its `expires_at` (a rolled key, once its grace period ends): roll or replace it.',
+  insufficient_permissions:
+    'The key’s permissions do not include what the operation needs (its `x-required-permission`). Checked before the rate limit, the Idempotency-Key and the body: a dry run or a replay is refused too, and nothing is written.',
   resource_not_found:
     'No record with this id in the caller’s institution (another institution’s is just as absent).',
   route_not_found: 'No such path.',
@@ -110,6 +121,7 @@ export const hasShouldRetry = (code: ErrorCode): boolean =>
 const errorTypes = [
   'invalid_request_error',
   'authentication_error',
+  'permission_error',
   'idempotency_error',
   'rate_limit_error',
   'api_error',

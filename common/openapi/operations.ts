@@ -36,6 +36,8 @@ import { requestBodySchema, type BodyDoc } from './requestBody.js';
 import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
 import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
 import { importOperation } from './imports.js';
+import { apiKeyOperation } from './apiKeys.js';
+import { auditEventListOperation } from './audit.js';
 
 /** What the operations of the route table need in components.schemas. */
 export interface Needs {
@@ -47,7 +49,13 @@ export interface Needs {
   errors: Map<string, JsonSchema>;
 }
 
-export const authentication: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'rate_limited'];
+export const authentication: ErrorCode[] = [
+  'missing_api_key',
+  'invalid_api_key',
+  'api_key_expired',
+  'insufficient_permissions',
+  'rate_limited',
+];
 export const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
 
 const pascal = (text: string) =>
@@ -74,8 +82,11 @@ export function errorResponses(
       description: describeCodes(group),
       headers: {
         ...requestIdHeader,
-        // A 401 comes before the key is known, so before its budget; a 5xx says nothing of it.
-        ...(status >= 400 && status < 500 && status !== 401 ? rateLimitHeaders : {}),
+        // A 401 comes before the key is known and a 403 before its budget is counted; a 5xx says
+        // nothing of it.
+        ...(status >= 400 && status < 500 && status !== 401 && status !== 403
+          ? rateLimitHeaders
+          : {}),
         ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
         ...(group.some(hasShouldRetry) ? { 'Should-Retry': headerRef('ShouldRetry') } : {}),
       },
@@ -899,5 +910,9 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return nestedActionOperation(route.doc.resource, route.doc.action, needs);
     case 'import':
       return importOperation(route.doc.operation, needs);
+    case 'api-key':
+      return apiKeyOperation(route.doc.operation, needs);
+    case 'audit-event-list':
+      return auditEventListOperation(needs);
   }
 }

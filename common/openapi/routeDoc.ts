@@ -1,3 +1,4 @@
+import type { RequiredPermission } from '../auth/permissions.js';
 import type { Command } from '../commands/command.js';
 import type { ListSpec } from '../pagination/listSpec.js';
 import type {
@@ -42,6 +43,9 @@ export type EndpointDoc =
   | { kind: 'webhook-delivery-list'; list: ListDoc }
   | { kind: 'webhook-attempt-list'; list: ListDoc }
   | { kind: 'nested-action'; action: NestedActionDescriptor; resource: ResourceDescriptor }
+  | { kind: 'audit-event-list' }
+  /** API keys (common/openapi/apiKeys.ts): their ids are text, which no descriptor has. */
+  | { kind: 'api-key'; operation: 'list' | 'create' | 'retrieve' | 'revoke' | 'roll' }
   /** Imports (common/openapi/imports.ts): an upload and its file downloads fit no descriptor. */
   | {
       kind: 'import';
@@ -66,4 +70,6 @@ export interface DocumentedRoute {
   /** Express path under /api/v1, e.g. `/donors/:id`. */
   path: string;
   doc: EndpointDoc;
+  /** Shown on the operation as `x-required-permission`. */
+  permission: RequiredPermission;
 }

@@ -37,6 +37,7 @@ const rowNotes = { fiscal_year: fiscalYearNote, level: levelNote };
 
 export const donorReports: readonly ReportDescriptor[] = [
   {
+    permission: 'reports',
     path: '/reports/lybunt',
     list: lybuntList,
     item: reportRowResponse,
@@ -51,6 +52,7 @@ export const donorReports: readonly ReportDescriptor[] = [
     },
   },
   {
+    permission: 'reports',
     path: '/reports/sybunt',
     list: sybuntList,
     item: sybuntRowResponse,
@@ -65,6 +67,7 @@ export const donorReports: readonly ReportDescriptor[] = [
     },
   },
   {
+    permission: 'reports',
     path: '/reports/first-time-donors',
     list: firstTimeDonorList,
     item: firstTimeDonorRowResponse,
@@ -91,6 +94,7 @@ const levelOf = (query: Record<string, string | null>): Level =>
   query.level === 'household' ? 'household' : 'donor';
 
 export const retentionReport: InstitutionReadDescriptor = {
+  permission: 'reports',
   path: '/reports/retention',
   query: {
     fiscal_year: {

@@ -1,4 +1,5 @@
 import type { CommonQueryMethods, FragmentSqlToken } from 'slonik';
+import type { PermissionGroup } from '../auth/permissions.js';
 import type { z } from 'zod';
 import type { Command } from '../commands/command.js';
 import type { ResourceIdentity } from '../commands/resourceCommands.js';
@@ -31,6 +32,8 @@ export interface ListText {
 export interface ReportDescriptor {
   /** Under /api/v1, e.g. `/scholarships/awarded-students`. */
   path: string;
+  /** The group whose read it needs, where not the resource's (`reports` under /reports). */
+  permission?: PermissionGroup;
   list: ListSpec<unknown>;
   /** The schema of one row of the report. */
   item: z.ZodType;
@@ -72,6 +75,12 @@ export interface ResourceText extends ListText {
  * and one migration.
  */
 export interface ResourceDescriptor extends ResourceIdentity {
+  /**
+   * The permission group of every route of the resource (trust.md §1): its GETs need
+   * `<group>:read`, its other methods `<group>:write`. Required, so that a resource cannot be
+   * added without saying who may use it (deny by default).
+   */
+  permission: PermissionGroup;
   /** The request bodies' fields (create and update). */
   shape: Shape;
   /** What a create stores for a field it does not send. */
@@ -161,6 +170,8 @@ export interface RecordReadDescriptor {
 export interface InstitutionReadDescriptor {
   /** Under /api/v1, e.g. `/reports/retention`. */
   path: string;
+  /** The group whose read it needs, where not the resource's (`reports` under /reports). */
+  permission?: PermissionGroup;
   query: Record<string, ReadParameter>;
   read(
     db: CommonQueryMethods,

@@ -1619,6 +1619,71 @@ export class WebhookEndpoints {
     });
   }
 }
+/** `client.apiKeys` */
+export class ApiKeys {
+  constructor(private readonly core: Core) {}
+
+  /** List API keys (`GET /api/v1/api-keys`) */
+  list(
+    params?: Query<'listApiKeys'>,
+    options?: RequestOptions,
+  ): PagePromise<Result<'listApiKeys'>> {
+    return this.core.list<Result<'listApiKeys'>>(`/api/v1/api-keys`, params, options);
+  }
+
+  /** Create an API key (`POST /api/v1/api-keys`) */
+  create(
+    body: Body<'createApiKey'>,
+    options?: WriteOptions,
+  ): Promise<WithLastResponse<Result<'createApiKey'>>> {
+    return this.core.request<Result<'createApiKey'>>({
+      method: 'POST',
+      path: `/api/v1/api-keys`,
+      query: undefined,
+      body,
+      write: true,
+      options,
+    });
+  }
+
+  /** Retrieve an API key (`GET /api/v1/api-keys/{id}`) */
+  retrieve(id: Id, options?: RequestOptions): Promise<WithLastResponse<Result<'retrieveApiKey'>>> {
+    return this.core.request<Result<'retrieveApiKey'>>({
+      method: 'GET',
+      path: `/api/v1/api-keys/${segment(id)}`,
+      query: undefined,
+      write: false,
+      options,
+    });
+  }
+
+  /** Revoke an API key (`DELETE /api/v1/api-keys/{id}`) */
+  delete(id: Id, options?: WriteOptions): Promise<WithLastResponse<Result<'revokeApiKey'>>> {
+    return this.core.request<Result<'revokeApiKey'>>({
+      method: 'DELETE',
+      path: `/api/v1/api-keys/${segment(id)}`,
+      query: undefined,
+      write: true,
+      options,
+    });
+  }
+
+  /** Roll an API key (`POST /api/v1/api-keys/{id}/roll`) */
+  roll(
+    id: Id,
+    body?: Body<'rollApiKey'>,
+    options?: WriteOptions,
+  ): Promise<WithLastResponse<Result<'rollApiKey'>>> {
+    return this.core.request<Result<'rollApiKey'>>({
+      method: 'POST',
+      path: `/api/v1/api-keys/${segment(id)}/roll`,
+      query: undefined,
+      body,
+      write: true,
+      options,
+    });
+  }
+}
 /** `client.imports.errors` */
 export class ImportsErrors {
   constructor(private readonly core: Core) {}
@@ -1751,6 +1816,18 @@ export class Events {
     });
   }
 }
+/** `client.auditEvents` */
+export class AuditEvents {
+  constructor(private readonly core: Core) {}
+
+  /** List audit events (`GET /api/v1/audit-events`) */
+  list(
+    params?: Query<'listAuditEvents'>,
+    options?: RequestOptions,
+  ): PagePromise<Result<'listAuditEvents'>> {
+    return this.core.list<Result<'listAuditEvents'>>(`/api/v1/audit-events`, params, options);
+  }
+}
 /** Every resource of the service: the client is one of these. */
 export abstract class Resources {
   readonly institution: Institution;
@@ -1793,9 +1870,13 @@ export abstract class Resources {
 
   readonly webhookEndpoints: WebhookEndpoints;
 
+  readonly apiKeys: ApiKeys;
+
   readonly imports: Imports;
 
   readonly events: Events;
+
+  readonly auditEvents: AuditEvents;
 
   protected constructor(protected readonly core: Core) {
     this.institution = new Institution(core);
@@ -1818,7 +1899,9 @@ export abstract class Resources {
     this.awards = new Awards(core);
     this.tags = new Tags(core);
     this.webhookEndpoints = new WebhookEndpoints(core);
+    this.apiKeys = new ApiKeys(core);
     this.imports = new Imports(core);
     this.events = new Events(core);
+    this.auditEvents = new AuditEvents(core);
   }
 }

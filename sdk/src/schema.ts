@@ -2008,6 +2008,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The institution’s keys, newest first, revoked and expired ones included; never a secret. Cursor pagination: see the introduction.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Makes a key of the institution and answers it with its secret `key`, shown this once (a replay under the same `Idempotency-Key` answers it again). A dry run answers a placeholder id and key, and makes nothing.
+         *
+         *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve an API key
+         * @description One key, with its permissions and last use; never its secret.
+         */
+        get: operations["retrieveApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key at once: from then on it gets 401 `invalid_api_key`, and a write of it still queued commits nothing. Revoking a revoked key keeps its first `revoked_at`. A key cannot revoke itself (422 `not_allowed` on `id`).
+         *
+         *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key
+         * @description Makes a new key of the same name and permissions (`rolled_from_id` names the old one) and answers it with its secret, shown this once; the old key expires after `expires_in_seconds` (sooner if it was to expire sooner). A revoked or expired key cannot be rolled (409 `invalid_state_transition`); a key can roll only a key whose permissions it has (422 `not_allowed` on `id`).
+         *
+         *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -2238,6 +2312,26 @@ export interface paths {
          * @description One event of the caller’s institution.
          */
         get: operations["retrieveEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The institution’s audit rows, newest first; a request’s row is listed within seconds of its answer. Cursor pagination: see the introduction.
+         */
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3508,18 +3602,78 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "api_key.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: api_key.created
+         * @description Sent to every enabled endpoint whose `enabled_events` match `api_key.created` once the write that makes it (`POST /api/v1/api-keys`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the API key (never its secret) as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_api_key_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.rolled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: api_key.rolled
+         * @description Sent to every enabled endpoint whose `enabled_events` match `api_key.rolled` once the write that makes it (`POST /api/v1/api-keys/{id}/roll`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the API key (never its secret) as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_api_key_rolled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api_key.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: api_key.revoked
+         * @description Sent to every enabled endpoint whose `enabled_events` match `api_key.revoked` once the write that makes it (`DELETE /api/v1/api-keys/{id}`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the API key (never its secret) as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_api_key_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
         Error: {
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                 /**
                  * @description Stable and machine-readable: see the table in the introduction.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "parameter_missing" | "invalid_cursor" | "invalid_idempotency_key" | "idempotency_key_required" | "missing_api_key" | "invalid_api_key" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_flight" | "invalid_state_transition" | "resource_in_use" | "resource_archived" | "gift_locked" | "donor_merged" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_request_mismatch" | "internal_error" | "rate_limited" | "service_unavailable" | "write_timeout";
+                code: "invalid_json" | "invalid_parameter" | "parameter_missing" | "invalid_cursor" | "invalid_idempotency_key" | "idempotency_key_required" | "missing_api_key" | "invalid_api_key" | "api_key_expired" | "insufficient_permissions" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_flight" | "invalid_state_transition" | "resource_in_use" | "resource_archived" | "gift_locked" | "donor_merged" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_request_mismatch" | "internal_error" | "rate_limited" | "service_unavailable" | "write_timeout";
                 /** @description A human-readable summary; its wording may change. */
                 message: string;
                 /** @description The field, query parameter or header at fault; dots for nested fields. */
@@ -3535,6 +3689,75 @@ export interface components {
                 /** @description Equals the Request-Id header. */
                 request_id: string;
             };
+        };
+        ApiKey: {
+            /** @description The key’s public id (the `api_key_id` of events). */
+            id: string;
+            /** @constant */
+            object: "api_key";
+            name: string;
+            /** @description The first 12 characters of the key, to tell keys apart; never the secret. */
+            prefix: string;
+            /** @description Permission groups to `none`, `read` or `write` (write implies read); `*` sets every group not named. */
+            permissions: {
+                [key: string]: "none" | "read" | "write";
+            };
+            /** @description When the key stops working; null for never. */
+            expires_at: string | null;
+            /** @description The last minute the key was used (to the minute; within seconds of the use). */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            revoked_at: string | null;
+            /** @description The key this one was rolled from. */
+            rolled_from_id: string | null;
+        };
+        ApiKeyCreated: {
+            /** @description The key’s public id (the `api_key_id` of events). */
+            id: string;
+            /** @constant */
+            object: "api_key";
+            name: string;
+            /** @description The first 12 characters of the key, to tell keys apart; never the secret. */
+            prefix: string;
+            /** @description Permission groups to `none`, `read` or `write` (write implies read); `*` sets every group not named. */
+            permissions: {
+                [key: string]: "none" | "read" | "write";
+            };
+            /** @description When the key stops working; null for never. */
+            expires_at: string | null;
+            /** @description The last minute the key was used (to the minute; within seconds of the use). */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            revoked_at: string | null;
+            /** @description The key this one was rolled from. */
+            rolled_from_id: string | null;
+            /** @description The secret key, shown in this answer only (and in its replay under the same `Idempotency-Key`). On a dry run a placeholder. */
+            key: string;
+        };
+        ApiKeyList: {
+            /** @constant */
+            object: "list";
+            /**
+             * @description The path the collection was served from.
+             * @constant
+             */
+            url: "/api/v1/api-keys";
+            /** @description Whether another page exists in the direction being paged. */
+            has_more: boolean;
+            /** @description Pass as `starting_after` to page forward; null when nothing follows this page. */
+            next_cursor: string | null;
+            /** @description Pass as `ending_before` to page backward; null when nothing precedes this page. */
+            previous_cursor: string | null;
+            /** @description The records of this page, newest first (at most `limit`, 100 at most). */
+            data: components["schemas"]["ApiKey"][];
         };
         Appeal: {
             /** @description The appeal's id. 0 in the response to a dry-run create. */
@@ -3608,6 +3831,51 @@ export interface components {
             cost: number | null;
             /** @description `cost ÷ raised`, rounded half up to 4 decimals (what one unit of the base currency raised cost); null when nothing was raised or the cost is not recorded. */
             cost_per_unit_raised: number | null;
+        };
+        AuditEvent: {
+            /** @constant */
+            object: "audit_event";
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** @description The key that made the request; for a 401, the key id it presented. */
+            api_key_id: string | null;
+            /** @description The `Request-Id` of the request. */
+            request_id: string;
+            method: string;
+            /** @description The route’s template, `/api/v1/donors/{id}`: never the values in the path or query. */
+            route: string;
+            /** @description The HTTP status answered. */
+            status: number;
+            /** @description The `object` of the record concerned, when one is. */
+            object_type: string | null;
+            /** @description The record’s id, when one is concerned. */
+            object_id: string | null;
+            dry_run: boolean;
+            /** @description The answer was the replay of a stored one (`Idempotency-Key`). */
+            replayed: boolean;
+            /** @description The client’s address, as the API saw it. */
+            ip: string | null;
+        };
+        AuditEventList: {
+            /** @constant */
+            object: "list";
+            /**
+             * @description The path the collection was served from.
+             * @constant
+             */
+            url: "/api/v1/audit-events";
+            /** @description Whether another page exists in the direction being paged. */
+            has_more: boolean;
+            /** @description Pass as `starting_after` to page forward; null when nothing follows this page. */
+            next_cursor: string | null;
+            /** @description Pass as `ending_before` to page backward; null when nothing precedes this page. */
+            previous_cursor: string | null;
+            /** @description The records of this page, newest first (at most `limit`, 100 at most). */
+            data: components["schemas"]["AuditEvent"][];
         };
         Award: {
             /** @description The award's id. 0 in the response to a dry-run create. */
@@ -4443,7 +4711,7 @@ export interface components {
              * @description What happened, `<object>.<what happened>`: see the Events tag for every type.
              * @enum {string}
              */
-            type: "institution.updated" | "donor.created" | "donor.updated" | "donor.deleted" | "donor.merged" | "donor.erased" | "consent.created" | "relationship.created" | "relationship.updated" | "relationship.deleted" | "duplicate_pair.dismissed" | "gift.created" | "gift.updated" | "gift.deleted" | "gift.voided" | "gift.tribute_acknowledged" | "gift.refunded" | "pledge.created" | "pledge.updated" | "pledge.written_off" | "pledge.cancelled" | "pledge.fulfilled" | "receipt.issued" | "receipt.voided" | "recurring_gift.created" | "recurring_gift.updated" | "fund.created" | "fund.updated" | "exchange_rate.created" | "exchange_rate.deleted" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "appeal.created" | "appeal.updated" | "appeal.deleted" | "user.created" | "user.updated" | "award_cycle.created" | "award_cycle.updated" | "award_cycle.status_changed" | "student.created" | "student.updated" | "scholarship.created" | "scholarship.updated" | "award.created" | "award.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_delivery.retried" | "import.created" | "import.committed" | "import.cancelled" | "import.completed";
+            type: "institution.updated" | "donor.created" | "donor.updated" | "donor.deleted" | "donor.merged" | "donor.erased" | "consent.created" | "relationship.created" | "relationship.updated" | "relationship.deleted" | "duplicate_pair.dismissed" | "gift.created" | "gift.updated" | "gift.deleted" | "gift.voided" | "gift.tribute_acknowledged" | "gift.refunded" | "pledge.created" | "pledge.updated" | "pledge.written_off" | "pledge.cancelled" | "pledge.fulfilled" | "receipt.issued" | "receipt.voided" | "recurring_gift.created" | "recurring_gift.updated" | "fund.created" | "fund.updated" | "exchange_rate.created" | "exchange_rate.deleted" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "appeal.created" | "appeal.updated" | "appeal.deleted" | "user.created" | "user.updated" | "award_cycle.created" | "award_cycle.updated" | "award_cycle.status_changed" | "student.created" | "student.updated" | "scholarship.created" | "scholarship.updated" | "award.created" | "award.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_delivery.retried" | "import.created" | "import.committed" | "import.cancelled" | "import.completed" | "api_key.created" | "api_key.rolled" | "api_key.revoked";
             /**
              * Format: date-time
              * @description When the write committed.
@@ -5942,6 +6210,22 @@ export interface components {
             /** @description Whether a worker is running (one has sent its heartbeat in the last 5 s). Without one, writes answer 503 at once and queue nothing. */
             worker: boolean;
         };
+        /** @description A new API key. */
+        ApiKeyCreate: {
+            /** @description What the key is for: 1 to 100 characters. */
+            name: string;
+            /** @description Permission groups to `none`, `read` or `write` (write implies read); `*` sets every group not named. At most what the key making the request has, group by group (422 `not_allowed` otherwise); an unknown group is `unknown_field`, an unknown level `invalid_value`. */
+            permissions: {
+                [key: string]: "none" | "read" | "write";
+            };
+            /** @description In the future and at most 366 days ahead (422 `out_of_range`). Absent or null: the key does not expire. `null` or an empty string clears it. Default: `null`. */
+            expires_at?: string | null;
+        };
+        /** @description How long the old key keeps working. */
+        ApiKeyRoll: {
+            /** @description How long the old key keeps working: 0 to 604800 seconds (7 days). A key rolling itself keeps at least 1 (422 `not_allowed`). Default: `86400`. */
+            expires_in_seconds?: number;
+        };
         /** @description A new appeal. */
         AppealCreate: {
             /** @description At most 200 characters. */
@@ -6931,7 +7215,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -6972,7 +7256,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7013,7 +7297,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7055,7 +7339,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7096,7 +7380,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7138,7 +7422,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7179,7 +7463,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7221,7 +7505,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7259,12 +7543,46 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
                          */
                         code: "idempotency_key_request_mismatch";
+                        /** @description A human-readable summary; its wording may change. */
+                        message: string;
+                        /** @description The field, query parameter or header at fault; dots for nested fields. */
+                        param?: string;
+                        /** @description Every problem found (validation_failed only), not just the first; at most 100, and the message says when there were more. */
+                        errors?: {
+                            /** @description The field at fault, e.g. `address.postal_code`. */
+                            param: string;
+                            /** @enum {string} */
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            message: string;
+                        }[];
+                        /** @description Equals the Request-Id header. */
+                        request_id: string;
+                    };
+                };
+            };
+        };
+        /** @description - `insufficient_permissions`: The key’s permissions do not include what the operation needs (its `x-required-permission`). Checked before the rate limit, the Idempotency-Key and the body: a dry run or a replay is refused too, and nothing is written. */
+        InsufficientPermissions: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        /** @enum {string} */
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        /**
+                         * @description Stable and machine-readable: see the table in the introduction.
+                         * @enum {string}
+                         */
+                        code: "insufficient_permissions";
                         /** @description A human-readable summary; its wording may change. */
                         message: string;
                         /** @description The field, query parameter or header at fault; dots for nested fields. */
@@ -7293,7 +7611,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7334,7 +7652,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7376,7 +7694,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7418,7 +7736,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7455,7 +7773,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7495,7 +7813,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7535,7 +7853,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7575,7 +7893,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7616,7 +7934,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7643,8 +7961,9 @@ export interface components {
         /**
          * @description - `missing_api_key`: No X-Service-API-Key header.
          *     - `invalid_api_key`: The key is unknown, malformed or revoked (no hint which).
+         *     - `api_key_expired`: The key passed its `expires_at` (a rolled key, once its grace period ends): roll or replace it.
          */
-        MissingApiKeyOrInvalidApiKey: {
+        MissingApiKeyOrInvalidApiKeyOrApiKeyExpired: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -7653,12 +7972,12 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
                          */
-                        code: "missing_api_key" | "invalid_api_key";
+                        code: "missing_api_key" | "invalid_api_key" | "api_key_expired";
                         /** @description A human-readable summary; its wording may change. */
                         message: string;
                         /** @description The field, query parameter or header at fault; dots for nested fields. */
@@ -7690,7 +8009,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7728,7 +8047,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7765,7 +8084,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7801,7 +8120,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7838,7 +8157,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7879,7 +8198,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -7913,7 +8232,7 @@ export interface components {
                 "application/json": {
                     error: {
                         /** @enum {string} */
-                        type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                         /**
                          * @description Stable and machine-readable: see the table in the introduction.
                          * @enum {string}
@@ -8012,7 +8331,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8061,7 +8381,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8117,7 +8438,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8183,7 +8505,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKeyOrIdempotencyKeyRequired"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8230,7 +8553,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8272,7 +8596,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8314,7 +8639,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8349,7 +8675,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissing"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8385,7 +8712,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8431,7 +8759,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUseOrDonorMerged"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -8490,7 +8819,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUseOrDonorMerged"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8553,7 +8883,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrDonorMerged"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8613,7 +8944,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUseOrDonorMerged"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8662,7 +8994,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8722,7 +9055,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrDonorMerged"];
             413: components["responses"]["PayloadTooLarge"];
@@ -8769,7 +9103,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8811,7 +9146,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissing"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8851,7 +9187,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8888,7 +9225,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -8941,7 +9279,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8982,7 +9321,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9028,7 +9368,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -9087,7 +9428,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9136,7 +9478,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9176,7 +9519,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9212,7 +9556,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9267,7 +9612,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9316,7 +9662,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9380,7 +9727,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9459,7 +9807,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9500,7 +9849,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9546,7 +9896,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrGiftLockedOrResourceInUse"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -9604,7 +9955,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrGiftLocked"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9664,7 +10016,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9724,7 +10077,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9773,7 +10127,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9831,7 +10186,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9878,7 +10234,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9924,7 +10281,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9990,7 +10348,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10037,7 +10396,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10073,7 +10433,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10128,7 +10489,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10188,7 +10550,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10248,7 +10611,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10301,7 +10665,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10350,7 +10715,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10391,7 +10757,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10446,7 +10813,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10495,7 +10863,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10557,7 +10926,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10598,7 +10968,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10653,7 +11024,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10702,7 +11074,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10755,7 +11128,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10796,7 +11170,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -10851,7 +11226,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10896,7 +11272,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10948,7 +11325,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10989,7 +11367,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11035,7 +11414,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -11082,7 +11462,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11135,7 +11516,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11176,7 +11558,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11222,7 +11605,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUse"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -11281,7 +11665,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11323,7 +11708,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11369,7 +11755,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11423,7 +11810,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11464,7 +11852,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11510,7 +11899,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrResourceInUse"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -11569,7 +11959,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11611,7 +12002,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11655,7 +12047,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11707,7 +12100,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11748,7 +12142,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11803,7 +12198,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11850,7 +12246,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11901,7 +12298,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11942,7 +12340,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -11997,7 +12396,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransitionOrResourceArchived"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12042,7 +12442,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12094,7 +12495,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12135,7 +12537,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -12190,7 +12593,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12239,7 +12643,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12290,7 +12695,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12343,7 +12749,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12383,7 +12790,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12419,7 +12827,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -12474,7 +12883,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12525,7 +12935,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12577,7 +12988,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12618,7 +13030,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -12673,7 +13086,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransitionOrResourceArchived"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12718,7 +13132,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12768,7 +13183,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12809,7 +13225,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -12855,7 +13272,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -12913,7 +13331,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12958,7 +13377,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13012,7 +13432,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -13053,7 +13474,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13099,7 +13521,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             422: components["responses"]["IdempotencyKeyRequestMismatch"];
@@ -13159,7 +13582,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13215,7 +13639,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13276,7 +13701,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13327,7 +13753,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13376,11 +13803,260 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 25. An integer outside 1 to 100, however many digits it has, is coerced into that range (not an error); anything else is 400 `invalid_parameter`. Not pinned: it may change from page to page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A `next_cursor` from an earlier page of this list: pages forward. Wins over `ending_before` when both are sent. */
+                starting_after?: components["parameters"]["StartingAfter"];
+                /** @description A `previous_cursor` from an earlier page of this list: the page just before it, still newest first. */
+                ending_before?: components["parameters"]["EndingBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            400: components["responses"]["InvalidParameterOrInvalidCursor"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: {
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). Sent once. */
+                dry_run?: components["parameters"]["DryRunQuery"];
+            };
+            header?: {
+                /** @description Makes the write safe to retry: within 24 hours the same key with the same request replays the original 2xx response (with `Idempotent-Replayed: true`) instead of writing again; with a different request it is 422 `idempotency_key_request_mismatch`, and while the first call runs 409 `idempotency_key_in_flight`. Only 2xx responses are kept, so after an error the key is free. Scoped to the institution, case-sensitive, sent once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). */
+                "Dry-Run"?: components["parameters"]["DryRunHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Data warehouse",
+                 *       "permissions": {
+                 *         "*": "read"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the new key (also on a replay; not on a dry run). */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            409: components["responses"]["IdempotencyKeyInFlight"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailedOrIdempotencyKeyRequestMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["WriteTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key’s public id (`key_` and 16 hex digits). A key of another institution is as absent as a missing one (404).
+                 * @example key_3f9c2a1b0d4e5f67
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: {
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). Sent once. */
+                dry_run?: components["parameters"]["DryRunQuery"];
+            };
+            header?: {
+                /** @description Makes the write safe to retry: within 24 hours the same key with the same request replays the original 2xx response (with `Idempotent-Replayed: true`) instead of writing again; with a different request it is 422 `idempotency_key_request_mismatch`, and while the first call runs 409 `idempotency_key_in_flight`. Only 2xx responses are kept, so after an error the key is free. Scoped to the institution, case-sensitive, sent once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). */
+                "Dry-Run"?: components["parameters"]["DryRunHeader"];
+            };
+            path: {
+                /**
+                 * @description The key’s public id (`key_` and 16 hex digits). A key of another institution is as absent as a missing one (404).
+                 * @example key_3f9c2a1b0d4e5f67
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked (on a dry run: as it would be). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["InvalidParameterOrInvalidIdempotencyKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["IdempotencyKeyInFlight"];
+            422: components["responses"]["ValidationFailedOrIdempotencyKeyRequestMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["WriteTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: {
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). Sent once. */
+                dry_run?: components["parameters"]["DryRunQuery"];
+            };
+            header?: {
+                /** @description Makes the write safe to retry: within 24 hours the same key with the same request replays the original 2xx response (with `Idempotent-Replayed: true`) instead of writing again; with a different request it is 422 `idempotency_key_request_mismatch`, and while the first call runs 409 `idempotency_key_in_flight`. Only 2xx responses are kept, so after an error the key is free. Scoped to the institution, case-sensitive, sent once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). */
+                "Dry-Run"?: components["parameters"]["DryRunHeader"];
+            };
+            path: {
+                /**
+                 * @description The key’s public id (`key_` and 16 hex digits). A key of another institution is as absent as a missing one (404).
+                 * @example key_3f9c2a1b0d4e5f67
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in_seconds": 3600
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyRoll"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    /** @description The path of the new key (also on a replay; not on a dry run). */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailedOrIdempotencyKeyRequestMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["WriteTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -13418,7 +14094,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13489,7 +14166,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrParameterMissingOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             409: components["responses"]["IdempotencyKeyInFlight"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -13525,7 +14203,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13556,7 +14235,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13592,7 +14272,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13643,7 +14324,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13699,7 +14381,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             409: components["responses"]["IdempotencyKeyInFlightOrInvalidStateTransition"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13748,7 +14431,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13792,7 +14476,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13833,7 +14518,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -13853,7 +14539,7 @@ export interface operations {
                 /** @description One event type (`gift.created`), or every type of one object (`gift.*`); an unknown type is 400 `invalid_parameter`. First request only: pinned into the cursor. */
                 type?: string;
                 /** @description Events of records of this `object`. Only records with this `object_type`. First request only: pinned into the cursor. */
-                object_type?: "institution" | "donor" | "consent" | "relationship" | "duplicate_pair" | "gift" | "pledge" | "receipt" | "recurring_gift" | "fund" | "exchange_rate" | "campaign" | "appeal" | "user" | "award_cycle" | "student" | "scholarship" | "award" | "tag" | "webhook_endpoint" | "webhook_delivery" | "import";
+                object_type?: "institution" | "donor" | "consent" | "relationship" | "duplicate_pair" | "gift" | "pledge" | "receipt" | "recurring_gift" | "fund" | "exchange_rate" | "campaign" | "appeal" | "user" | "award_cycle" | "student" | "scholarship" | "award" | "tag" | "webhook_endpoint" | "webhook_delivery" | "import" | "api_key";
                 /** @description Events of this record: with `object_type` (without it, 400 `parameter_missing`). Only records with this `object_id`; an id the caller cannot see gives an empty page. First request only: pinned into the cursor. */
                 object_id?: number;
                 /** @description Events made at or after this instant. An ISO 8601 timestamp with its time zone (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`; to the millisecond), or a date `YYYY-MM-DD`, meaning the whole UTC day; inclusive. First request only: pinned into the cursor. */
@@ -13881,7 +14567,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13917,8 +14604,59 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidParameter"];
-            401: components["responses"]["MissingApiKeyOrInvalidApiKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 25. An integer outside 1 to 100, however many digits it has, is coerced into that range (not an error); anything else is 400 `invalid_parameter`. Not pinned: it may change from page to page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A `next_cursor` from an earlier page of this list: pages forward. Wins over `ending_before` when both are sent. */
+                starting_after?: components["parameters"]["StartingAfter"];
+                /** @description A `previous_cursor` from an earlier page of this list: the page just before it, still newest first. */
+                ending_before?: components["parameters"]["EndingBefore"];
+                /** @description Rows of this key. First request only: pinned into the cursor. */
+                api_key_id?: string;
+                /** @description Rows about records of this `object` (`donor`). First request only: pinned into the cursor. */
+                object_type?: string;
+                /** @description Rows about this record: with `object_type` (without it, 400 `parameter_missing`). First request only: pinned into the cursor. */
+                object_id?: string;
+                /** @description Rows at or after this instant. An ISO 8601 timestamp with its time zone (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`; to the millisecond), or a date `YYYY-MM-DD`, meaning the whole UTC day; inclusive. First request only: pinned into the cursor. */
+                occurred_from?: string;
+                /** @description Rows at or before this instant. An ISO 8601 timestamp with its time zone (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`; to the millisecond), or a date `YYYY-MM-DD`, meaning the whole UTC day; inclusive. First request only: pinned into the cursor. */
+                occurred_to?: string;
+                /** @description Rows answered with this HTTP status. First request only: pinned into the cursor. */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["InvalidParameterOrParameterMissingOrInvalidCursor"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14032,7 +14770,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            type: "invalid_request_error" | "authentication_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                            type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
                             /**
                              * @description Stable and machine-readable: see the table in the introduction.
                              * @enum {string}
@@ -17252,6 +17990,168 @@ export interface operations {
                  *         "object": {
                  *           "id": 1,
                  *           "object": "import"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_api_key_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "api_key.created",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "api_key"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_api_key_rolled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "api_key.rolled",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "api_key"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_api_key_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "api_key.revoked",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "api_key"
                  *         }
                  *       }
                  *     }

@@ -5,7 +5,7 @@ import { startApi, type RunningApi } from '../../api/server.js';
 import { loadConfig, type Config } from '../../common/config.js';
 import { createDatabasePool } from '../../common/db/pool.js';
 import { createInstitution } from '../../common/institutions.js';
-import { createLogger } from '../../common/logger.js';
+import { createLogger, type Logger } from '../../common/logger.js';
 import { createRedis, deleteMatching, redisTargetOf, type Redis } from '../../common/redis.js';
 import { startWorker, type RunningWorker } from '../../worker/worker.js';
 import { expectDocumented } from './contract.js';
@@ -111,6 +111,8 @@ async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
 export interface ServiceOptions {
   /** Lets a test route the service's database connections, e.g. through a TcpProxy. */
   serviceDatabaseUrl?: (url: string) => string;
+  /** The API's and the worker's logger, for a test that reads what they log. */
+  logger?: Logger;
 }
 
 export async function startTestService(
@@ -139,7 +141,7 @@ export async function startTestService(
     RATE_LIMIT_PER_SECOND: '100000',
     ...overrides,
   });
-  const logger = createLogger(config.LOG_LEVEL, process.env.TEST_ERROR_LOG || 1);
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL, process.env.TEST_ERROR_LOG || 1);
   const db = await createDatabasePool(database.url, {
     maxPoolSize: 5,
     applicationName: 'dgs-test',

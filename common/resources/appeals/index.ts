@@ -9,6 +9,7 @@ import { appealDefaults, appealIdentity, appealShape, appealTable } from './sche
 
 export const appeals: ResourceDescriptor = {
   ...appealIdentity,
+  permission: 'campaigns',
   shape: appealShape,
   defaults: appealDefaults,
   response: appealResponse,

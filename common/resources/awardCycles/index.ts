@@ -13,6 +13,7 @@ import {
 
 export const awardCycles: ResourceDescriptor = {
   ...awardCycleIdentity,
+  permission: 'scholarships',
   shape: awardCycleShape,
   defaults: awardCycleDefaults,
   response: awardCycleResponse,

@@ -8,6 +8,7 @@ import { awardDefaults, awardIdentity, awardShape, awardTable } from './schema.j
 
 export const awards: ResourceDescriptor = {
   ...awardIdentity,
+  permission: 'scholarships',
   shape: awardShape,
   defaults: awardDefaults,
   response: awardResponse,

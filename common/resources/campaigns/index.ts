@@ -15,6 +15,7 @@ import {
 
 export const campaigns: ResourceDescriptor = {
   ...campaignIdentity,
+  permission: 'campaigns',
   shape: campaignShape,
   defaults: campaignDefaults,
   response: campaignResponse,

@@ -30,6 +30,7 @@ const retrieveDonor: Retrieval = async (db, institutionId, id) => {
 
 export const donors: ResourceDescriptor = {
   ...donorIdentity,
+  permission: 'donors',
   shape: donorShape,
   defaults: donorDefaults,
   response: donorResponse,

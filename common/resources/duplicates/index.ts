@@ -33,6 +33,7 @@ const dismiss: ActionDescriptor = {
  */
 export const duplicates: ResourceDescriptor = {
   ...duplicateIdentity,
+  permission: 'donors',
   shape: {},
   defaults: {},
   response: duplicatePairResponse,

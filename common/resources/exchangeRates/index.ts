@@ -14,6 +14,7 @@ import {
 /** fundraising.md §2: the rates a record in another currency than the base takes. */
 export const exchangeRates: ResourceDescriptor = {
   ...exchangeRateIdentity,
+  permission: 'campaigns',
   shape: exchangeRateShape,
   defaults: exchangeRateDefaults,
   response: exchangeRateResponse,

@@ -15,6 +15,7 @@ const retrieveFund: Retrieval = async (db, institutionId, id) => {
 
 export const funds: ResourceDescriptor = {
   ...fundIdentity,
+  permission: 'funds',
   shape: fundShape,
   defaults: fundDefaults,
   response: fundResponse,

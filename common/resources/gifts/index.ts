@@ -12,6 +12,7 @@ import { voidGiftAction } from './void.js';
 
 export const gifts: ResourceDescriptor = {
   ...giftIdentity,
+  permission: 'gifts',
   shape: giftShape,
   defaults: giftDefaults,
   response: giftResponse,

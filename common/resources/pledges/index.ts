@@ -55,6 +55,7 @@ const cancel: ActionDescriptor = {
 
 export const pledges: ResourceDescriptor = {
   ...pledgeIdentity,
+  permission: 'gifts',
   shape: pledgeShape,
   defaults: pledgeDefaults,
   response: pledgeResponse,

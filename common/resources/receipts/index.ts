@@ -9,6 +9,7 @@ import { receiptDefaults, receiptIdentity, receiptShape, receiptTable } from './
 
 export const receipts: ResourceDescriptor = {
   ...receiptIdentity,
+  permission: 'gifts',
   shape: receiptShape,
   defaults: receiptDefaults,
   response: receiptResponse,

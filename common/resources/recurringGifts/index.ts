@@ -14,6 +14,7 @@ import {
 
 export const recurringGifts: ResourceDescriptor = {
   ...recurringGiftIdentity,
+  permission: 'gifts',
   shape: recurringGiftShape,
   defaults: recurringGiftDefaults,
   response: recurringGiftResponse,

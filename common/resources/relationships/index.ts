@@ -34,6 +34,7 @@ const typeTable = [
 
 export const relationships: ResourceDescriptor = {
   ...relationshipIdentity,
+  permission: 'donors',
   shape: relationshipShape,
   defaults: relationshipDefaults,
   response: relationshipResponse,

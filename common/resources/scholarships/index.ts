@@ -20,6 +20,7 @@ const reportTag = {
 
 export const scholarships: ResourceDescriptor = {
   ...scholarshipIdentity,
+  permission: 'scholarships',
   shape: scholarshipShape,
   defaults: scholarshipDefaults,
   response: scholarshipResponse,

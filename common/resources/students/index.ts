@@ -8,6 +8,7 @@ import { studentDefaults, studentIdentity, studentShape, studentTable } from './
 
 export const students: ResourceDescriptor = {
   ...studentIdentity,
+  permission: 'scholarships',
   shape: studentShape,
   defaults: studentDefaults,
   response: studentResponse,

@@ -8,6 +8,7 @@ import { tagDefaults, tagIdentity, tagShape, tagTable } from './schema.js';
 
 export const tags: ResourceDescriptor = {
   ...tagIdentity,
+  permission: 'tags',
   shape: tagShape,
   defaults: tagDefaults,
   response: tagResponse,

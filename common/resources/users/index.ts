@@ -8,6 +8,7 @@ import { userDefaults, userIdentity, userShape, userTable } from './schema.js';
 
 export const users: ResourceDescriptor = {
   ...userIdentity,
+  permission: 'users',
   shape: userShape,
   defaults: userDefaults,
   response: userResponse,

@@ -21,6 +21,7 @@ import {
 
 export const webhookEndpoints: ResourceDescriptor = {
   ...webhookEndpointIdentity,
+  permission: 'webhooks',
   shape: webhookEndpointShape,
   defaults: webhookEndpointDefaults,
   response: webhookEndpointResponse,

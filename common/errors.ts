@@ -24,7 +24,8 @@ export type FieldErrorCode =
   | 'insufficient_fund_balance'
   | 'designation_total_mismatch'
   | 'exceeds_pledge_balance'
-  | 'exchange_rate_missing';
+  | 'exchange_rate_missing'
+  | 'nothing_counted';
 
 export interface FieldError {
   param: string;

@@ -125,6 +125,7 @@ const fieldErrorCodes = [
   'designation_total_mismatch',
   'exceeds_pledge_balance',
   'exchange_rate_missing',
+  'nothing_counted',
 ] as const satisfies readonly FieldErrorCode[];
 
 /** Fails to compile when errors.ts gains a type or field code that the lists above lack. */

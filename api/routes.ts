@@ -103,7 +103,7 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       }),
     ),
     route('get', `${path}/:id`, {
-      handler: retrieveHandler(pool, resource.label, resource.retrieve),
+      handler: retrieveHandler(pool, resource.label, resource.retrieve, resource.document),
       doc: { kind: 'retrieve', resource },
     }),
     ...write('update').map((endpoint) => route('patch', `${path}/:id`, endpoint)),

@@ -122,6 +122,12 @@ export const errors = {
       },
       { Allow: allowed.join(', ') },
     ),
+  notAcceptable: (types: readonly string[]) =>
+    invalid(
+      406,
+      'not_acceptable',
+      `This resource is answered as ${types.join(' or ')}; send an Accept header that takes one of them.`,
+    ),
   idempotencyKeyInFlight: () =>
     new ApiError(409, {
       type: 'idempotency_error',

@@ -279,9 +279,26 @@ function retrieveOperation(resource: ResourceDescriptor, needs: Needs): JsonSche
     tags: [doc.tag],
     parameters: [idPathParameter(doc.label)],
     responses: {
-      '200': success(`The ${doc.label}.`, schemaRef(component)),
+      '200': resource.document
+        ? {
+            ...success(
+              `The ${doc.label}; with \`Accept: application/pdf\`, ${resource.document.description}`,
+              schemaRef(component),
+            ),
+            content: {
+              'application/json': { schema: schemaRef(component) },
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+            },
+          }
+        : success(`The ${doc.label}.`, schemaRef(component)),
       ...errorResponses(
-        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        [
+          'invalid_parameter',
+          ...authentication,
+          'resource_not_found',
+          ...(resource.document ? (['not_acceptable'] as const) : []),
+          ...ourSide,
+        ],
         needs,
       ),
       ...anyError,

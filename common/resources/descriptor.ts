@@ -93,6 +93,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
   /** Lists of the resource's records under another resource's record. */
   listedUnder?: readonly RecordListDescriptor[];
   retrieve: Retrieval;
+  /** GET `<path>/{id}` with `Accept: application/pdf`: the record as a printable document. */
+  document?: DocumentDescriptor;
   /**
    * What a create is called in its event (`<object>.<this>`) where the record is not simply
    * created: a receipt is `issued` (integration.md §1). Default `created`.
@@ -122,6 +124,19 @@ export interface ResourceDescriptor extends ResourceIdentity {
   /** Reads about one record that are neither the record nor a list: GET `<path>/{id}/<name>`. */
   reads?: readonly RecordReadDescriptor[];
   text: ResourceText;
+}
+
+/**
+ * A record that is also a document people print (a receipt, a giving statement): GET of the
+ * record answers it as a PDF when the client's `Accept` prefers `application/pdf`.
+ */
+export interface DocumentDescriptor {
+  /** The PDF of one record of the caller's institution; null when it is not theirs. */
+  render(db: CommonQueryMethods, institutionId: number, id: number): Promise<Buffer | null>;
+  /** The download's file name, e.g. `receipt-12.pdf`. */
+  filename(id: number): string;
+  /** What the PDF shows, for the document. */
+  description: string;
 }
 
 /** A query parameter of a record read: how it is parsed and how the document shows it. */

@@ -1,6 +1,7 @@
 import type { ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import { issueGivingStatementCommand } from './commands.js';
+import { givingStatementDocument } from './document.js';
 import { givingStatementList } from './list.js';
 import { presentGivingStatement } from './present.js';
 import { givingStatementResponse } from './response.js';
@@ -21,6 +22,7 @@ export const givingStatements: ResourceDescriptor = {
   createdAs: 'issued',
   list: givingStatementList,
   retrieve: retrieveFrom(givingStatementTable, presentGivingStatement),
+  document: givingStatementDocument,
   text: {
     tag: 'Giving statements',
     component: 'GivingStatement',

@@ -1,4 +1,5 @@
 import { importEventTypes } from '../imports/events.js';
+import { givingStatementRunEventTypes } from '../resources/givingStatementRuns/index.js';
 import { institutionEventTypes } from '../institutionUpdate.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
 import { resources } from '../resources/index.js';
@@ -82,6 +83,7 @@ export const eventTypes: readonly EventType[] = [
   ...institutionEventTypes,
   ...resources.flatMap(typesOf),
   ...importEventTypes,
+  ...givingStatementRunEventTypes,
 ];
 
 const byCommand = new Map<string, EventType[]>();

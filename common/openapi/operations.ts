@@ -201,9 +201,9 @@ function writeOperation(
       },
     },
     responses: {
-      [create ? '201' : '200']: success(
+      [create ? (resource.createdAccepted ? '202' : '201') : '200']: success(
         create
-          ? `The created ${doc.label}; on a dry run the ${doc.label} that would be created, with id 0 and no Location.`
+          ? `The ${resource.createdAccepted ? 'accepted' : 'created'} ${doc.label}; on a dry run the ${doc.label} that would be ${resource.createdAccepted ? 'accepted' : 'created'}, with id 0 and no Location.`
           : `The updated ${doc.label}; on a dry run the ${doc.label} as it would be.`,
         schemaRef(doc.component),
         {

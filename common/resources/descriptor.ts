@@ -100,6 +100,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
    * created: a receipt is `issued` (integration.md §1). Default `created`.
    */
   createdAs?: string;
+  /** A create answered 202: the record is made at once, and the workers carry it out (a run). */
+  createdAccepted?: true;
   /**
    * An update that changes `field` is `<object>.<happened>` instead of `<object>.updated`, with
    * the same `previous_attributes` (integration.md §1: `award_cycle.status_changed`).

@@ -11,11 +11,11 @@ const POLL_EVERY_MS = 250;
  * waiting and not being stepped by another (stepStatementRun), step after step until none is.
  * A worker that dies mid-step loses only that step's uncommitted work, which the next step redoes.
  */
-export function startStatementRuns(pool: DatabasePool, logger: Logger) {
+export function startStatementRuns(pool: DatabasePool, logger: Logger, batch: number) {
   let stepping: Promise<void> | null = null;
   let stopped = false;
   const work = async () => {
-    while (!stopped && (await stepStatementRun(pool))) {
+    while (!stopped && (await stepStatementRun(pool, batch))) {
       // Step on while there is a run to step.
     }
   };

@@ -137,7 +137,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     concurrency: config.IMPORT_CONCURRENCY,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
   });
-  const statementRuns = startStatementRuns(pool, logger);
+  const statementRuns = startStatementRuns(pool, logger, config.STATEMENT_RUN_BATCH);
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;

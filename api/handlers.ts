@@ -14,6 +14,7 @@ import { writeReportCsv } from '../common/reports/csv.js';
 import type {
   ChildCollectionDescriptor,
   DocumentDescriptor,
+  RecordDownloadDescriptor,
   InstitutionReadDescriptor,
   ReadParameter,
   RecordReadDescriptor,
@@ -139,6 +140,31 @@ export function recordReadHandler(
     const body = id ? await read.read(pool, res.locals.principal.institution.id, id, query) : null;
     if (!body) throw errors.notFound(resource);
     res.json(body);
+  };
+}
+
+/**
+ * GET /things/{id}/<file>: a file made of one record, streamed; a record of another institution
+ * is as absent as a missing one. Once streaming has begun an error can only cut the answer off.
+ */
+export function downloadHandler(
+  pool: DatabasePool,
+  resource: string,
+  download: RecordDownloadDescriptor,
+): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
+    const write = id ? await download.open(pool, res.locals.principal.institution.id, id) : null;
+    if (!write || id === null) throw errors.notFound(resource);
+    res.status(200);
+    res.type(download.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="${download.filename(id)}"`);
+    try {
+      await write(res);
+    } catch (error) {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
   };
 }
 

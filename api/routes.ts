@@ -21,6 +21,7 @@ import {
   reportListHandler,
   retrieveEventHandler,
   retrieveHandler,
+  downloadHandler,
   writeHandler,
   type ListSettings,
 } from './handlers.js';
@@ -128,6 +129,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
+    ...(resource.downloads ?? []).map((download) =>
+      route('get', `${path}/:id/${download.name}`, {
+        handler: downloadHandler(pool, resource.label, download),
+        doc: { kind: 'record-download', download, resource },
+      }),
+    ),
     ...(resource.reads ?? []).map((read) =>
       route('get', `${path}/:id/${read.name}`, {
         handler: recordReadHandler(pool, resource.label, read),

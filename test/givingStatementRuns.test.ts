@@ -1,5 +1,6 @@
 // Giving statement runs (fundraising.md §6): a run issues a statement to every donor over
 // min_total in the background, with live progress, events per statement and one at completion.
+import { unzipSync } from 'fflate';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
@@ -127,6 +128,30 @@ test('a run issues one statement to each donor over min_total, numbered on, with
     (await call('GET', `/giving-statement-runs/${accepted.body.id}`)).body,
   );
   expect((await events('giving_statement_run.created')).data).toHaveLength(1);
+
+  // Every statement of the run as a PDF, in one zip for the mailing house.
+  const zip = await fetch(
+    `${service.url}/api/v1/giving-statement-runs/${accepted.body.id}/documents.zip`,
+    { headers: { 'X-Service-API-Key': tenant.key } },
+  );
+  expect(zip.status).toBe(200);
+  expect(zip.headers.get('Content-Type')).toBe('application/zip');
+  expect(zip.headers.get('Content-Disposition')).toBe(
+    `attachment; filename="giving-statement-run-${accepted.body.id}.zip"`,
+  );
+  const files = unzipSync(new Uint8Array(await zip.arrayBuffer()));
+  expect(Object.keys(files).sort()).toEqual(
+    ofRun.map((row) => `giving-statement-2025-${row.seq}.pdf`).sort(),
+  );
+  for (const pdf of Object.values(files))
+    expect(Buffer.from(pdf.subarray(0, 5)).toString()).toBe('%PDF-');
+  const stranger = await service.createTenant('Zip Stranger College', 'USD');
+  const theirs = await service.call(
+    'GET',
+    `/api/v1/giving-statement-runs/${accepted.body.id}/documents.zip`,
+    { key: stranger.key },
+  );
+  expect(theirs.status).toBe(404);
 });
 
 test('bad input is refused three ways alike, and no run is made', async () => {

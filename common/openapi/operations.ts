@@ -9,6 +9,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordDownloadDescriptor,
   RecordReadDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -875,6 +876,32 @@ function readOperation(
   };
 }
 
+/** GET of a file made of one record (RecordDownloadDescriptor), streamed. */
+function downloadOperation(
+  download: RecordDownloadDescriptor,
+  record: ResourceDescriptor,
+  needs: Needs,
+): JsonSchema {
+  return {
+    operationId: download.text.operationId,
+    summary: download.text.summary,
+    description: download.text.description,
+    tags: [record.text.tag],
+    parameters: [idPathParameter(record.label)],
+    responses: {
+      '200': {
+        ...success(`${download.text.summary}, streamed as it is made.`, {}),
+        content: { [download.contentType]: { schema: { type: 'string', format: 'binary' } } },
+      },
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -898,6 +925,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
     case 'listed-under':
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
+    case 'record-download':
+      return downloadOperation(route.doc.download, route.doc.resource, needs);
     case 'record-read':
       return readOperation(route.doc.read, route.doc.resource.text.tag, route.doc.resource, needs);
     case 'institution-read':

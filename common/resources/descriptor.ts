@@ -123,6 +123,8 @@ export interface ResourceDescriptor extends ResourceIdentity {
   children?: readonly ChildCollectionDescriptor[];
   /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
   nestedActions?: readonly NestedActionDescriptor[];
+  /** Files made of one record, streamed: GET `<path>/{id}/<name>` (a run's documents.zip). */
+  downloads?: readonly RecordDownloadDescriptor[];
   /** Reads about one record that are neither the record nor a list: GET `<path>/{id}/<name>`. */
   reads?: readonly RecordReadDescriptor[];
   text: ResourceText;
@@ -139,6 +141,27 @@ export interface DocumentDescriptor {
   filename(id: number): string;
   /** What the PDF shows, for the document. */
   description: string;
+}
+
+/**
+ * A file made of one record and its own, streamed as it is made (every PDF of a run in one
+ * archive): GET `<path>/{id}/<name>`, 404 when the record is not the caller's.
+ */
+export interface RecordDownloadDescriptor {
+  /** The path segment after the record's id, e.g. `documents.zip`. */
+  name: string;
+  contentType: string;
+  filename(id: number): string;
+  /**
+   * The writer of the file of one record of the institution, which writes it into `out` and
+   * ends it; null when the record is not theirs (nothing is written then).
+   */
+  open(
+    db: CommonQueryMethods,
+    institutionId: number,
+    id: number,
+  ): Promise<((out: NodeJS.WritableStream) => Promise<void>) | null>;
+  text: { operationId: string; summary: string; description: string };
 }
 
 /** A query parameter of a record read: how it is parsed and how the document shows it. */

@@ -2,6 +2,7 @@ import type { EventType } from '../../events/eventType.js';
 import type { ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import { createGivingStatementRunCommand } from './commands.js';
+import { runDocuments } from './documents.js';
 import { presentGivingStatementRun } from './present.js';
 import { givingStatementRunResponse } from './response.js';
 import {
@@ -36,6 +37,7 @@ export const givingStatementRuns: ResourceDescriptor = {
   commands: { create: createGivingStatementRunCommand },
   createdAccepted: true,
   retrieve: retrieveFrom(givingStatementRunTable, presentGivingStatementRun),
+  downloads: [runDocuments],
   text: {
     tag: 'Giving statement runs',
     component: 'GivingStatementRun',

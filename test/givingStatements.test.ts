@@ -308,6 +308,20 @@ describe('POST /giving-statements', () => {
     );
   });
 
+  test('a donor with a statement stays on record: its delete is 409, even once its gifts are gone', async () => {
+    const { call, donor, gift, issue } = await institution();
+    const ada = await donor();
+    const { id: giftId } = await gift(ada.id);
+    expect((await issue({ donor_id: ada.id, year: 2025 })).status).toBe(201);
+    expect((await call('DELETE', `/gifts/${giftId}`)).status).toBe(200);
+    for (const path of [`/donors/${ada.id}?dry_run=true`, `/donors/${ada.id}`]) {
+      const refused = await call<{ error: { code: string } }>('DELETE', path);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('resource_in_use');
+    }
+    expect((await call('GET', `/donors/${ada.id}`)).status).toBe(200);
+  });
+
   test('bad input is refused three ways alike, and nothing is written', async () => {
     const { tenant, donor, gift, stored } = await institution();
     const stranger = await institution();

@@ -160,3 +160,14 @@ export async function issueStatement(
       ${fields.base_total}::numeric, ${fields.issued_on}::date)
     RETURNING ${columnsOf(givingStatementTable)}`)) as GivingStatementRow;
 }
+
+/** Whether the donor was ever issued a statement (which keeps the donor from being deleted). */
+export function donorHasStatements(
+  db: CommonQueryMethods,
+  institutionId: number,
+  donorId: number,
+): Promise<boolean> {
+  return db.exists(sql.unsafe`
+    SELECT 1 FROM giving_statements
+    WHERE institution_id = ${institutionId} AND donor_id = ${donorId}`);
+}

@@ -72,8 +72,17 @@ const covers = (face: Face, codePoint: number) =>
 
 /** The face that draws a code point: the first whose range holds it, else the Latin one. */
 export function faceFor(codePoint: number, weight: Weight): Face {
-  return facesFor(weight).find((face) => covers(face, codePoint)) ?? latinFace(weight);
+  // A few hundred faces' ranges to search per character: remembered once found.
+  const key = codePoint * 1000 + weight;
+  let face = chosen.get(key);
+  if (!face) {
+    face = facesFor(weight).find((candidate) => covers(candidate, codePoint)) ?? latinFace(weight);
+    chosen.set(key, face);
+  }
+  return face;
 }
+
+const chosen = new Map<number, Face>();
 
 function latinFace(weight: Weight): Face {
   const all = facesFor(weight);

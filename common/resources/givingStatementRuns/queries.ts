@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { PeriodDays } from '../givingStatements/queries.js';
+import { toCents } from '../../money.js';
 
 /**
  * The donors whose counted giving in the period is above `minTotal`, from giving_months (the
@@ -30,8 +31,14 @@ export function countQualifying(
     SELECT count(*)::int AS count FROM (${qualifying(institutionId, days, minTotal, 0)}) q`);
 }
 
-/** The next donors of a run after `after`, in id order. */
-export function nextQualifying(
+const monthRow = z.object({ unit_id: z.number(), total: z.string() });
+
+/**
+ * The next donors of a run after `after`, in id order. Read as the donors' month rows in key
+ * order, a bounded slice at a time, and added up here: a GROUP BY over every donor after `after`
+ * would cost the rest of the run at every step.
+ */
+export async function nextQualifying(
   db: CommonQueryMethods,
   institutionId: number,
   days: PeriodDays,
@@ -39,6 +46,28 @@ export function nextQualifying(
   after: number,
   limit: number,
 ): Promise<readonly number[]> {
-  return db.anyFirst(sql.type(z.object({ donor_id: z.number() }))`
-    ${qualifying(institutionId, days, minTotal, after)} ORDER BY m.unit_id LIMIT ${limit}`);
+  const floor = toCents(minTotal);
+  // A donor has at most 12 month rows in a period.
+  const slice = limit * 12 + 12;
+  const found: number[] = [];
+  let from = after;
+  for (;;) {
+    const rows = await db.any(sql.type(monthRow)`
+      SELECT m.unit_id, m.total::text AS total FROM giving_months m
+      WHERE m.institution_id = ${institutionId} AND m.level = 'donor' AND m.unit_id > ${from}
+        AND m.month BETWEEN ${days.start}::date AND ${days.end}::date
+      ORDER BY m.unit_id, m.month LIMIT ${slice}`);
+    const complete = rows.length < slice;
+    const totals = new Map<number, bigint>();
+    for (const row of rows)
+      totals.set(row.unit_id, (totals.get(row.unit_id) ?? 0n) + toCents(row.total));
+    // The slice may end part-way through its last donor's months: that donor is read next time.
+    if (!complete) totals.delete(rows.at(-1)!.unit_id);
+    for (const [donorId, total] of totals) {
+      if (total > floor) found.push(donorId);
+      if (found.length === limit) return found;
+    }
+    if (complete || totals.size === 0) return found;
+    from = Math.max(...totals.keys());
+  }
 }

@@ -60,17 +60,22 @@ export function countedGifts(
   donorId: number,
   days: PeriodDays,
 ): Promise<readonly CountedGiftRow[]> {
+  // The donor's gifts first, by the donor's index: planned on the date range, a statement
+  // would read every gift of the institution's year to find one donor's.
   return db.any(sql.type(countedGiftRow)`
+    WITH mine AS MATERIALIZED (
+      SELECT id, gift_date, currency, type, amount, amount_refunded, benefit_amount, status,
+             base_amount, base_amount_refunded
+      FROM gifts WHERE institution_id = ${institutionId} AND donor_id = ${donorId})
     SELECT g.id AS gift_id, g.gift_date::text AS gift_date, r.number AS receipt_number,
            g.currency::text AS currency, g.type,
            (g.amount - g.amount_refunded)::text AS net_amount,
            g.benefit_amount::text AS benefit_amount,
            giving_net(g.status, g.base_amount, g.base_amount_refunded)::text AS base_net
-    FROM gifts g
+    FROM mine g
     LEFT JOIN receipts r
-      ON r.institution_id = g.institution_id AND r.gift_id = g.id AND r.status = 'issued'
-    WHERE g.institution_id = ${institutionId} AND g.donor_id = ${donorId}
-      AND g.gift_date BETWEEN ${days.start}::date AND ${days.end}::date
+      ON r.institution_id = ${institutionId} AND r.gift_id = g.id AND r.status = 'issued'
+    WHERE g.gift_date BETWEEN ${days.start}::date AND ${days.end}::date
       AND giving_net(g.status, g.base_amount, g.base_amount_refunded) IS NOT NULL
     ORDER BY g.gift_date, g.id`);
 }

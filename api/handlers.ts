@@ -14,6 +14,8 @@ import type { ListSpec } from '../common/pagination/listSpec.js';
 import { writeReportCsv } from '../common/reports/csv.js';
 import type {
   ChildCollectionDescriptor,
+  DocumentDescriptor,
+  RecordDownloadDescriptor,
   InstitutionReadDescriptor,
   ReadParameter,
   RecordReadDescriptor,
@@ -61,16 +63,34 @@ export function writeHandler(gateway: WriteGateway, command: Command): RequestHa
   };
 }
 
-/** GET /things/{id}: a record of another institution is as absent as a missing one. */
+/**
+ * GET /things/{id}: a record of another institution is as absent as a missing one. A record that
+ * is also a document answers `Accept: application/pdf` with its PDF, and an `Accept` that takes
+ * neither JSON nor PDF with 406; JSON stays the default.
+ */
 export function retrieveHandler(
   pool: DatabasePool,
   resource: string,
   retrieve: Retrieval,
+  document?: DocumentDescriptor,
 ): RequestHandler {
+  const types = ['application/json', ...(document ? ['application/pdf'] : [])];
   return async (req, res) => {
     rejectUnknownQuery(req, []);
+    const wanted = document ? req.accepts(types) : 'application/json';
+    if (!wanted) throw errors.notAcceptable(types);
     const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
-    const body = id ? await retrieve(pool, res.locals.principal.institution.id, id) : null;
+    const institutionId = res.locals.principal.institution.id;
+    if (document) res.vary('Accept');
+    if (wanted === 'application/pdf' && document) {
+      const pdf = id ? await document.render(pool, institutionId, id) : null;
+      if (!pdf || id === null) throw errors.notFound(resource);
+      res.type('application/pdf');
+      res.setHeader('Content-Disposition', `inline; filename="${document.filename(id)}"`);
+      res.send(pdf);
+      return;
+    }
+    const body = id ? await retrieve(pool, institutionId, id) : null;
     if (!body) throw errors.notFound(resource);
     res.json(body);
   };
@@ -121,6 +141,31 @@ export function recordReadHandler(
     const body = id ? await read.read(pool, res.locals.principal.institution.id, id, query) : null;
     if (!body) throw errors.notFound(resource);
     res.json(body);
+  };
+}
+
+/**
+ * GET /things/{id}/<file>: a file made of one record, streamed; a record of another institution
+ * is as absent as a missing one. Once streaming has begun an error can only cut the answer off.
+ */
+export function downloadHandler(
+  pool: DatabasePool,
+  resource: string,
+  download: RecordDownloadDescriptor,
+): RequestHandler {
+  return async (req, res) => {
+    rejectUnknownQuery(req, []);
+    const id = pathId({ params: { ...req.params } as Record<string, string>, body: {} });
+    const write = id ? await download.open(pool, res.locals.principal.institution.id, id) : null;
+    if (!write || id === null) throw errors.notFound(resource);
+    res.status(200);
+    res.type(download.contentType);
+    res.setHeader('Content-Disposition', `attachment; filename="${download.filename(id)}"`);
+    try {
+      await write(res);
+    } catch (error) {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
   };
 }
 

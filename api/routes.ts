@@ -28,6 +28,7 @@ import {
   reportListHandler,
   retrieveEventHandler,
   retrieveHandler,
+  downloadHandler,
   writeHandler,
   type ListSettings,
 } from './handlers.js';
@@ -136,7 +137,7 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
       ),
     ),
     at('get', `${path}/:id`, {
-      handler: retrieveHandler(pool, resource.label, resource.retrieve),
+      handler: retrieveHandler(pool, resource.label, resource.retrieve, resource.document),
       doc: { kind: 'retrieve', resource },
     }),
     ...write('update').map((endpoint) => at('patch', `${path}/:id`, endpoint)),
@@ -161,6 +162,12 @@ function resourceRoutes(resource: ResourceDescriptor, deps: RouteDeps): Route[] 
         doc: { kind: 'child-retrieve', child, resource },
       }),
     ]),
+    ...(resource.downloads ?? []).map((download) =>
+      at('get', `${path}/:id/${download.name}`, {
+        handler: downloadHandler(pool, resource.label, download),
+        doc: { kind: 'record-download', download, resource },
+      }),
+    ),
     ...(resource.reads ?? []).map((read) =>
       at('get', `${path}/:id/${read.name}`, {
         handler: recordReadHandler(pool, resource.label, read),

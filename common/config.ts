@@ -179,6 +179,8 @@ const configSchema = z.object({
   IMPORT_CHUNK_ROWS: positiveInt(500),
   /** Chunks one worker process judges or writes at once. */
   IMPORT_CONCURRENCY: positiveInt(2),
+  /** Donors per transaction of a giving statement run: the work a killed worker may lose. */
+  STATEMENT_RUN_BATCH: positiveInt(25),
   CLOCK_TODAY: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')

@@ -25,7 +25,8 @@ export type FieldErrorCode =
   | 'insufficient_fund_balance'
   | 'designation_total_mismatch'
   | 'exceeds_pledge_balance'
-  | 'exchange_rate_missing';
+  | 'exchange_rate_missing'
+  | 'nothing_counted';
 
 export interface FieldError {
   param: string;
@@ -147,6 +148,12 @@ export const errors = {
         message: `${method} is not allowed here. Allowed: ${allowed.join(', ')}.`,
       },
       { Allow: allowed.join(', ') },
+    ),
+  notAcceptable: (types: readonly string[]) =>
+    invalid(
+      406,
+      'not_acceptable',
+      `This resource is answered as ${types.join(' or ')}; send an Accept header that takes one of them.`,
     ),
   idempotencyKeyInFlight: () =>
     new ApiError(409, {

@@ -22,6 +22,7 @@ import { startHeartbeat } from '../common/workerPresence.js';
 import { startMaintenance } from './maintenance.js';
 import { startWebhooks } from './webhooks.js';
 import { startImports } from './imports.js';
+import { startStatementRuns } from './statementRuns.js';
 import { GroupCommit } from './groupCommit.js';
 import { createProcessor } from './processor.js';
 import { pinToday } from '../common/clock.js';
@@ -134,6 +135,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     concurrency: config.IMPORT_CONCURRENCY,
     lockDurationMs: config.WORKER_LOCK_DURATION_MS,
   });
+  const statementRuns = startStatementRuns(pool, logger, config.STATEMENT_RUN_BATCH);
   const metricsServer = config.WORKER_METRICS_PORT
     ? await serveMetrics(config.WORKER_METRICS_PORT, metrics.registry)
     : null;
@@ -152,6 +154,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
           maintenance: () => maintenance.close(),
           webhooks: () => webhooks.close(),
           imports: () => imports.close(),
+          statementRuns: () => statementRuns.close(),
         },
         logger,
       );

@@ -23,7 +23,7 @@ interface Answer {
 /**
  * Records what trust.md §3 names in the audit log: every write (committed, refused, dry run or
  * replayed), every 401 and 403, and every read of one donor or student or an export (a CSV
- * answer). Only the route's template, the status and the record concerned are kept: never a
+ * answer, a PDF or a zip of them). Only the route's template, the status and the record concerned are kept: never a
  * value of the path (beyond that record's id), the query or a body.
  */
 export function auditTrail(
@@ -42,13 +42,16 @@ export function auditTrail(
       const route = res.locals.route;
       if (route === undefined) return;
       const status = res.statusCode;
-      const csv = String(res.getHeader('Content-Type') ?? '').startsWith('text/csv');
+      // An export: a CSV report, a PDF document or a zip of them.
+      const exported = /^(text\/csv|application\/pdf|application\/zip)/.test(
+        String(res.getHeader('Content-Type') ?? ''),
+      );
       if (
         !writeMethods.has(req.method) &&
         status !== 401 &&
         status !== 403 &&
         !(auditedReads.has(route) && status === 200) &&
-        !csv
+        !exported
       )
         return;
       const principal = res.locals.principal as typeof res.locals.principal | undefined;

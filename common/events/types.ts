@@ -1,5 +1,6 @@
 import { apiKeyEventTypes } from '../apiKeys/events.js';
 import { importEventTypes } from '../imports/events.js';
+import { givingStatementRunEventTypes } from '../resources/givingStatementRuns/index.js';
 import { institutionEventTypes } from '../institutionUpdate.js';
 import type { ResourceDescriptor } from '../resources/descriptor.js';
 import { resources } from '../resources/index.js';
@@ -84,6 +85,7 @@ export const eventTypes: readonly EventType[] = [
   ...resources.flatMap(typesOf),
   ...importEventTypes,
   ...apiKeyEventTypes,
+  ...givingStatementRunEventTypes,
 ];
 
 const byCommand = new Map<string, EventType[]>();

@@ -34,6 +34,7 @@ const samples = {
   resource_not_found: errors.notFound('donor'),
   route_not_found: errors.routeNotFound('GET', '/api/v1/donations'),
   method_not_allowed: errors.methodNotAllowed('PUT', ['GET', 'PATCH', 'DELETE']),
+  not_acceptable: errors.notAcceptable(['application/json', 'application/pdf']),
   idempotency_key_in_flight: errors.idempotencyKeyInFlight(),
   invalid_state_transition: errors.invalidStateTransition(
     'status',
@@ -81,6 +82,8 @@ const when: Record<ErrorCode, string> = {
     'No record with this id in the caller’s institution (another institution’s is just as absent).',
   route_not_found: 'No such path.',
   method_not_allowed: 'The path exists but not with this method; `Allow` lists the methods.',
+  not_acceptable:
+    'A record that is also a printable document (a receipt, a giving statement) was asked for with an `Accept` header that takes neither `application/json` nor `application/pdf`.',
   idempotency_key_in_flight: 'The first request with this Idempotency-Key is still running.',
   invalid_state_transition: 'A status change the state machine does not allow.',
   resource_in_use:
@@ -143,6 +146,7 @@ const fieldErrorCodes = [
   'designation_total_mismatch',
   'exceeds_pledge_balance',
   'exchange_rate_missing',
+  'nothing_counted',
 ] as const satisfies readonly FieldErrorCode[];
 
 /** Fails to compile when errors.ts gains a type or field code that the lists above lack. */

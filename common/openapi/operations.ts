@@ -9,6 +9,7 @@ import type {
   ChildCollectionDescriptor,
   NestedActionDescriptor,
   RecordListDescriptor,
+  RecordDownloadDescriptor,
   RecordReadDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
@@ -214,9 +215,9 @@ function writeOperation(
       },
     },
     responses: {
-      [create ? '201' : '200']: success(
+      [create ? (resource.createdAccepted ? '202' : '201') : '200']: success(
         create
-          ? `The created ${doc.label}; on a dry run the ${doc.label} that would be created, with id 0 and no Location.`
+          ? `The ${resource.createdAccepted ? 'accepted' : 'created'} ${doc.label}; on a dry run the ${doc.label} that would be ${resource.createdAccepted ? 'accepted' : 'created'}, with id 0 and no Location.`
           : `The updated ${doc.label}; on a dry run the ${doc.label} as it would be.`,
         schemaRef(doc.component),
         {
@@ -292,9 +293,26 @@ function retrieveOperation(resource: ResourceDescriptor, needs: Needs): JsonSche
     tags: [doc.tag],
     parameters: [idPathParameter(doc.label)],
     responses: {
-      '200': success(`The ${doc.label}.`, schemaRef(component)),
+      '200': resource.document
+        ? {
+            ...success(
+              `The ${doc.label}; with \`Accept: application/pdf\`, ${resource.document.description}`,
+              schemaRef(component),
+            ),
+            content: {
+              'application/json': { schema: schemaRef(component) },
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+            },
+          }
+        : success(`The ${doc.label}.`, schemaRef(component)),
       ...errorResponses(
-        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        [
+          'invalid_parameter',
+          ...authentication,
+          'resource_not_found',
+          ...(resource.document ? (['not_acceptable'] as const) : []),
+          ...ourSide,
+        ],
         needs,
       ),
       ...anyError,
@@ -871,6 +889,32 @@ function readOperation(
   };
 }
 
+/** GET of a file made of one record (RecordDownloadDescriptor), streamed. */
+function downloadOperation(
+  download: RecordDownloadDescriptor,
+  record: ResourceDescriptor,
+  needs: Needs,
+): JsonSchema {
+  return {
+    operationId: download.text.operationId,
+    summary: download.text.summary,
+    description: download.text.description,
+    tags: [record.text.tag],
+    parameters: [idPathParameter(record.label)],
+    responses: {
+      '200': {
+        ...success(`${download.text.summary}, streamed as it is made.`, {}),
+        content: { [download.contentType]: { schema: { type: 'string', format: 'binary' } } },
+      },
+      ...errorResponses(
+        ['invalid_parameter', ...authentication, 'resource_not_found', ...ourSide],
+        needs,
+      ),
+      ...anyError,
+    },
+  };
+}
+
 /** The OpenAPI operation of one route of the table. */
 export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
   switch (route.doc.kind) {
@@ -894,6 +938,8 @@ export function operationFor(route: DocumentedRoute, needs: Needs): JsonSchema {
       return childRetrieveOperation(route.doc.resource, route.doc.child, needs);
     case 'listed-under':
       return listedUnderOperation(route.doc.resource, route.doc.listed, needs);
+    case 'record-download':
+      return downloadOperation(route.doc.download, route.doc.resource, needs);
     case 'record-read':
       return readOperation(route.doc.read, route.doc.resource.text.tag, route.doc.resource, needs);
     case 'institution-read':

@@ -6,6 +6,7 @@ import type {
   ChildCollectionDescriptor,
   InstitutionReadDescriptor,
   NestedActionDescriptor,
+  RecordDownloadDescriptor,
   RecordListDescriptor,
   RecordReadDescriptor,
   ReportDescriptor,
@@ -35,6 +36,7 @@ export type EndpointDoc =
   | { kind: 'child-retrieve'; child: ChildCollectionDescriptor; resource: ResourceDescriptor }
   | { kind: 'listed-under'; listed: RecordListDescriptor; resource: ResourceDescriptor }
   | { kind: 'record-read'; read: RecordReadDescriptor; resource: ResourceDescriptor }
+  | { kind: 'record-download'; download: RecordDownloadDescriptor; resource: ResourceDescriptor }
   | { kind: 'institution-read'; read: InstitutionReadDescriptor }
   | { kind: 'institution' }
   | { kind: 'institution-update' }

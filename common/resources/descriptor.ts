@@ -102,11 +102,15 @@ export interface ResourceDescriptor extends ResourceIdentity {
   /** Lists of the resource's records under another resource's record. */
   listedUnder?: readonly RecordListDescriptor[];
   retrieve: Retrieval;
+  /** GET `<path>/{id}` with `Accept: application/pdf`: the record as a printable document. */
+  document?: DocumentDescriptor;
   /**
    * What a create is called in its event (`<object>.<this>`) where the record is not simply
    * created: a receipt is `issued` (integration.md §1). Default `created`.
    */
   createdAs?: string;
+  /** A create answered 202: the record is made at once, and the workers carry it out (a run). */
+  createdAccepted?: true;
   /**
    * An update that changes `field` is `<object>.<happened>` instead of `<object>.updated`, with
    * the same `previous_attributes` (integration.md §1: `award_cycle.status_changed`).
@@ -128,9 +132,45 @@ export interface ResourceDescriptor extends ResourceIdentity {
   children?: readonly ChildCollectionDescriptor[];
   /** Writes on a record listed under one of the resource's records (a webhook delivery's retry). */
   nestedActions?: readonly NestedActionDescriptor[];
+  /** Files made of one record, streamed: GET `<path>/{id}/<name>` (a run's documents.zip). */
+  downloads?: readonly RecordDownloadDescriptor[];
   /** Reads about one record that are neither the record nor a list: GET `<path>/{id}/<name>`. */
   reads?: readonly RecordReadDescriptor[];
   text: ResourceText;
+}
+
+/**
+ * A record that is also a document people print (a receipt, a giving statement): GET of the
+ * record answers it as a PDF when the client's `Accept` prefers `application/pdf`.
+ */
+export interface DocumentDescriptor {
+  /** The PDF of one record of the caller's institution; null when it is not theirs. */
+  render(db: CommonQueryMethods, institutionId: number, id: number): Promise<Buffer | null>;
+  /** The download's file name, e.g. `receipt-12.pdf`. */
+  filename(id: number): string;
+  /** What the PDF shows, for the document. */
+  description: string;
+}
+
+/**
+ * A file made of one record and its own, streamed as it is made (every PDF of a run in one
+ * archive): GET `<path>/{id}/<name>`, 404 when the record is not the caller's.
+ */
+export interface RecordDownloadDescriptor {
+  /** The path segment after the record's id, e.g. `documents.zip`. */
+  name: string;
+  contentType: string;
+  filename(id: number): string;
+  /**
+   * The writer of the file of one record of the institution, which writes it into `out` and
+   * ends it; null when the record is not theirs (nothing is written then).
+   */
+  open(
+    db: CommonQueryMethods,
+    institutionId: number,
+    id: number,
+  ): Promise<((out: NodeJS.WritableStream) => Promise<void>) | null>;
+  text: { operationId: string; summary: string; description: string };
 }
 
 /** A query parameter of a record read: how it is parsed and how the document shows it. */

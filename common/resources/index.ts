@@ -8,6 +8,8 @@ import { duplicates } from './duplicates/index.js';
 import { exchangeRates } from './exchangeRates/index.js';
 import { funds } from './funds/index.js';
 import { gifts } from './gifts/index.js';
+import { givingStatementRuns } from './givingStatementRuns/index.js';
+import { givingStatements } from './givingStatements/index.js';
 import { pledges } from './pledges/index.js';
 import { receipts } from './receipts/index.js';
 import { relationships } from './relationships/index.js';
@@ -29,6 +31,8 @@ export const resources: readonly ResourceDescriptor[] = [
   gifts,
   pledges,
   receipts,
+  givingStatements,
+  givingStatementRuns,
   recurringGifts,
   funds,
   exchangeRates,

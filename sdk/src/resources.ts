@@ -760,6 +760,84 @@ export class Receipts {
     });
   }
 }
+/** `client.givingStatements` */
+export class GivingStatements {
+  constructor(private readonly core: Core) {}
+
+  /** List giving statements (`GET /api/v1/giving-statements`) */
+  list(
+    params?: Query<'listGivingStatements'>,
+    options?: RequestOptions,
+  ): PagePromise<Result<'listGivingStatements'>> {
+    return this.core.list<Result<'listGivingStatements'>>(
+      `/api/v1/giving-statements`,
+      params,
+      options,
+    );
+  }
+
+  /** Create a giving statement (`POST /api/v1/giving-statements`) */
+  create(
+    body: Body<'createGivingStatement'>,
+    options?: WriteOptions,
+  ): Promise<WithLastResponse<Result<'createGivingStatement'>>> {
+    return this.core.request<Result<'createGivingStatement'>>({
+      method: 'POST',
+      path: `/api/v1/giving-statements`,
+      query: undefined,
+      body,
+      write: true,
+      options,
+    });
+  }
+
+  /** Retrieve a giving statement (`GET /api/v1/giving-statements/{id}`) */
+  retrieve(
+    id: Id,
+    options?: RequestOptions,
+  ): Promise<WithLastResponse<Result<'retrieveGivingStatement'>>> {
+    return this.core.request<Result<'retrieveGivingStatement'>>({
+      method: 'GET',
+      path: `/api/v1/giving-statements/${segment(id)}`,
+      query: undefined,
+      write: false,
+      options,
+    });
+  }
+}
+/** `client.givingStatementRuns` */
+export class GivingStatementRuns {
+  constructor(private readonly core: Core) {}
+
+  /** Create a giving statement run (`POST /api/v1/giving-statement-runs`) */
+  create(
+    body: Body<'createGivingStatementRun'>,
+    options?: WriteOptions,
+  ): Promise<WithLastResponse<Result<'createGivingStatementRun'>>> {
+    return this.core.request<Result<'createGivingStatementRun'>>({
+      method: 'POST',
+      path: `/api/v1/giving-statement-runs`,
+      query: undefined,
+      body,
+      write: true,
+      options,
+    });
+  }
+
+  /** Retrieve a giving statement run (`GET /api/v1/giving-statement-runs/{id}`) */
+  retrieve(
+    id: Id,
+    options?: RequestOptions,
+  ): Promise<WithLastResponse<Result<'retrieveGivingStatementRun'>>> {
+    return this.core.request<Result<'retrieveGivingStatementRun'>>({
+      method: 'GET',
+      path: `/api/v1/giving-statement-runs/${segment(id)}`,
+      query: undefined,
+      write: false,
+      options,
+    });
+  }
+}
 /** `client.recurringGifts` */
 export class RecurringGifts {
   constructor(private readonly core: Core) {}
@@ -1846,6 +1924,10 @@ export abstract class Resources {
 
   readonly receipts: Receipts;
 
+  readonly givingStatements: GivingStatements;
+
+  readonly givingStatementRuns: GivingStatementRuns;
+
   readonly recurringGifts: RecurringGifts;
 
   readonly funds: Funds;
@@ -1887,6 +1969,8 @@ export abstract class Resources {
     this.gifts = new Gifts(core);
     this.pledges = new Pledges(core);
     this.receipts = new Receipts(core);
+    this.givingStatements = new GivingStatements(core);
+    this.givingStatementRuns = new GivingStatementRuns(core);
     this.recurringGifts = new RecurringGifts(core);
     this.funds = new Funds(core);
     this.exchangeRates = new ExchangeRates(core);

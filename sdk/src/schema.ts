@@ -178,7 +178,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a donor
-         * @description Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status), and while a household has members.
+         * @description Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status) or a giving statement, and while a household has members.
          *
          *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
          */
@@ -1036,6 +1036,128 @@ export interface paths {
          *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
          */
         post: operations["voidReceipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/giving-statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List giving statements
+         * @description The institution’s giving statements, newest first.
+         *
+         *     Cursor pagination: see the introduction.
+         */
+        get: operations["listGivingStatements"];
+        put?: never;
+        /**
+         * Create a giving statement
+         * @description Year-end giving statements (fundraising.md §6): one document per donor and period listing what the donor gave, net of refunds, with the deductible part. See docs/giving-statements.md.
+         *
+         *     **What counts** is what the reports count (fundraising.md §5): the donor’s own gifts (hard credit) dated in the period, not voided, with a base amount net of refunds above 0. Soft credits, pledge commitments (their payments are gifts and count), voided and fully refunded gifts are not lines. Each line states the gift’s `amount` net of refunds in its own currency, its `benefit_amount` and `deductible_amount` (`amount - benefit_amount`, 0 when negative, and always 0 for an in-kind gift); `totals` add them up per currency and `base_total` adds up the lines’ base amounts net of refunds, in the base currency.
+         *
+         *     **Numbering**: `number` is `<year>-<n>`, n counting the institution’s statements of that year 1, 2, 3, … in the order of issue, with no gap and no number used twice, whatever runs concurrently or fails (taken inside the issue’s own transaction, as a receipt’s number is). A dry run answers `<year>-0` and `id` 0.
+         *
+         *     **Re-issue**: a second statement for the same donor, `period` and `year` supersedes the first, which becomes `superseded` with `superseded_by_id`. A statement is frozen at issue: `donor_name` and `donor_address` (the donor’s `mailing_address`) and every line are copied, and a later change of a gift or of the donor changes no issued statement. Issue a new one to state the change.
+         *
+         *     **Refused** (422 `validation_failed`): `donor_id` of no donor of the institution (`reference_not_found`, as for another institution’s donor) or of a merged donor (`invalid_value`); a `year` out of range or whose period begins after today (`out_of_range`); a `period` other than `calendar` or `fiscal` (`invalid_value`); a donor with no gift that counts in the period (`nothing_counted` on `donor_id`).
+         *
+         *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
+         */
+        post: operations["createGivingStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/giving-statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a giving statement
+         * @description One giving statement of the caller’s institution.
+         */
+        get: operations["retrieveGivingStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/giving-statement-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a giving statement run
+         * @description Issues the year-end statements of every donor over `min_total` in the background (fundraising.md §6): answered 202 with the run `queued`; `GET /giving-statement-runs/{id}` shows it `running`, with `donors_done` advancing, then `completed`. Each statement is issued as `POST /giving-statements` would issue it (numbered, superseding the donor’s last one of the period, `run_id` naming the run) and emits `giving_statement.issued`; the run emits `giving_statement_run.completed` when done.
+         *
+         *     A run goes donor after donor in id order, a few donors per transaction that commits their statements with the run’s progress: a worker killed mid-run leaves it where its last transaction did, and another goes on from there, so no donor gets two statements from one run, none is skipped, and numbers stay gap-free.
+         *
+         *     `year` out of range or whose period has not begun is 422 `out_of_range`; `period` other than `calendar` or `fiscal` is `invalid_value`; `min_total` must be a money amount ≥ 0.
+         *
+         *     Supports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.
+         */
+        post: operations["createGivingStatementRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/giving-statement-runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a giving statement run
+         * @description One giving statement run of the caller’s institution.
+         */
+        get: operations["retrieveGivingStatementRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/giving-statement-runs/{id}/documents.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download every statement of a run as PDFs in one zip
+         * @description Every statement the run issued, each as the PDF `GET /giving-statements/{id}` answers with `Accept: application/pdf`, named `giving-statement-<number>.pdf`, in one zip archive (`application/zip`) streamed as it is made: for the mailing house. While the run is still `running` it holds the statements issued so far.
+         */
+        get: operations["downloadGivingStatementRunDocuments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2902,6 +3024,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "giving_statement.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: giving_statement.issued
+         * @description Sent to every enabled endpoint whose `enabled_events` match `giving_statement.issued` once the write that makes it (`POST /api/v1/giving-statements`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the giving statement as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_giving_statement_issued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "giving_statement_run.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: giving_statement_run.created
+         * @description Sent to every enabled endpoint whose `enabled_events` match `giving_statement_run.created` once the write that makes it (`POST /api/v1/giving-statement-runs`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the giving statement run as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_giving_statement_run_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "recurring_gift.created": {
         parameters: {
             query?: never;
@@ -3662,6 +3824,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "giving_statement_run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Webhook: giving_statement_run.completed
+         * @description Sent to every enabled endpoint whose `enabled_events` match `giving_statement_run.completed` once the write that makes it (`POST /api/v1/giving-statement-runs`) has committed. The body is the event as `GET /events/{id}` answers it; `data.object` is the giving statement run as `GET` returns it after the write. Retried on the schedule until a 2xx; see docs/receiving-webhooks.md.
+         */
+        post: operations["webhook_giving_statement_run_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3673,7 +3855,7 @@ export interface components {
                  * @description Stable and machine-readable: see the table in the introduction.
                  * @enum {string}
                  */
-                code: "invalid_json" | "invalid_parameter" | "parameter_missing" | "invalid_cursor" | "invalid_idempotency_key" | "idempotency_key_required" | "missing_api_key" | "invalid_api_key" | "api_key_expired" | "insufficient_permissions" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "idempotency_key_in_flight" | "invalid_state_transition" | "resource_in_use" | "resource_archived" | "gift_locked" | "donor_merged" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_request_mismatch" | "internal_error" | "rate_limited" | "service_unavailable" | "write_timeout";
+                code: "invalid_json" | "invalid_parameter" | "parameter_missing" | "invalid_cursor" | "invalid_idempotency_key" | "idempotency_key_required" | "missing_api_key" | "invalid_api_key" | "api_key_expired" | "insufficient_permissions" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "idempotency_key_in_flight" | "invalid_state_transition" | "resource_in_use" | "resource_archived" | "gift_locked" | "donor_merged" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_request_mismatch" | "internal_error" | "rate_limited" | "service_unavailable" | "write_timeout";
                 /** @description A human-readable summary; its wording may change. */
                 message: string;
                 /** @description The field, query parameter or header at fault; dots for nested fields. */
@@ -3683,7 +3865,7 @@ export interface components {
                     /** @description The field at fault, e.g. `address.postal_code`. */
                     param: string;
                     /** @enum {string} */
-                    code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                    code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                     message: string;
                 }[];
                 /** @description Equals the Request-Id header. */
@@ -4711,7 +4893,7 @@ export interface components {
              * @description What happened, `<object>.<what happened>`: see the Events tag for every type.
              * @enum {string}
              */
-            type: "institution.updated" | "donor.created" | "donor.updated" | "donor.deleted" | "donor.merged" | "donor.erased" | "consent.created" | "relationship.created" | "relationship.updated" | "relationship.deleted" | "duplicate_pair.dismissed" | "gift.created" | "gift.updated" | "gift.deleted" | "gift.voided" | "gift.tribute_acknowledged" | "gift.refunded" | "pledge.created" | "pledge.updated" | "pledge.written_off" | "pledge.cancelled" | "pledge.fulfilled" | "receipt.issued" | "receipt.voided" | "recurring_gift.created" | "recurring_gift.updated" | "fund.created" | "fund.updated" | "exchange_rate.created" | "exchange_rate.deleted" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "appeal.created" | "appeal.updated" | "appeal.deleted" | "user.created" | "user.updated" | "award_cycle.created" | "award_cycle.updated" | "award_cycle.status_changed" | "student.created" | "student.updated" | "scholarship.created" | "scholarship.updated" | "award.created" | "award.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_delivery.retried" | "import.created" | "import.committed" | "import.cancelled" | "import.completed" | "api_key.created" | "api_key.rolled" | "api_key.revoked";
+            type: "institution.updated" | "donor.created" | "donor.updated" | "donor.deleted" | "donor.merged" | "donor.erased" | "consent.created" | "relationship.created" | "relationship.updated" | "relationship.deleted" | "duplicate_pair.dismissed" | "gift.created" | "gift.updated" | "gift.deleted" | "gift.voided" | "gift.tribute_acknowledged" | "gift.refunded" | "pledge.created" | "pledge.updated" | "pledge.written_off" | "pledge.cancelled" | "pledge.fulfilled" | "receipt.issued" | "receipt.voided" | "giving_statement.issued" | "giving_statement_run.created" | "recurring_gift.created" | "recurring_gift.updated" | "fund.created" | "fund.updated" | "exchange_rate.created" | "exchange_rate.deleted" | "campaign.created" | "campaign.updated" | "campaign.deleted" | "appeal.created" | "appeal.updated" | "appeal.deleted" | "user.created" | "user.updated" | "award_cycle.created" | "award_cycle.updated" | "award_cycle.status_changed" | "student.created" | "student.updated" | "scholarship.created" | "scholarship.updated" | "award.created" | "award.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_delivery.retried" | "import.created" | "import.committed" | "import.cancelled" | "import.completed" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "giving_statement_run.completed";
             /**
              * Format: date-time
              * @description When the write committed.
@@ -5184,6 +5366,188 @@ export interface components {
             previous_cursor: string | null;
             /** @description The records of this page, newest first (at most `limit`, 100 at most). */
             data: components["schemas"]["GiftRefund"][];
+        };
+        GivingStatement: {
+            /** @description The giving statement's id. 0 in the response to a dry-run create. */
+            id: number;
+            /** @constant */
+            object: "giving_statement";
+            /**
+             * @description `<year>-<n>`: n counts the institution’s statements of that year 1, 2, 3, … in the order of issue, with no gap and never reused. `<year>-0` in the response to a dry run.
+             * @example 2026-1
+             */
+            number: string;
+            /** @description The id of the donor the statement is for. */
+            donor_id: number;
+            /** @description The calendar year, or the fiscal year (the year it ends in). */
+            year: number;
+            /** @enum {string} */
+            period: "calendar" | "fiscal";
+            /**
+             * Format: date
+             * @description The first day of the period.
+             * @example 2026-02-14
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @description The last day of the period.
+             * @example 2026-02-14
+             */
+            period_end: string;
+            /**
+             * @description `superseded`: a later statement for the same donor and period replaced it.
+             * @enum {string}
+             */
+            status: "issued" | "superseded";
+            /** @description The statement that replaced this one; null while it is `issued`. */
+            superseded_by_id: number | null;
+            /** @description The run that issued the statement; null when it was issued on its own. */
+            run_id: number | null;
+            /** @description The donor’s `display_name` when the statement was issued. */
+            donor_name: string;
+            /** @description The donor’s `mailing_address` when the statement was issued; null when none. */
+            donor_address: {
+                line1: string | null;
+                line2: string | null;
+                city: string | null;
+                region: string | null;
+                postal_code: string | null;
+                /** @description ISO 3166-1 alpha-2 code. */
+                country: string | null;
+            } | null;
+            /** @description The institution’s base currency, which `base_total` is in. */
+            currency: string;
+            /** @description Each counted gift of the period, by `gift_date` then `gift_id`. */
+            lines: {
+                /** @description The id of the gift. */
+                gift_id: number;
+                /**
+                 * Format: date
+                 * @example 2026-02-14
+                 */
+                gift_date: string;
+                /** @description The `number` of the gift’s issued receipt when the statement was issued; else null. */
+                receipt_number: number | null;
+                /** @description The gift’s currency. */
+                currency: string;
+                /**
+                 * @description The gift’s `amount` net of its refunds, in its currency.
+                 * @example 2500
+                 */
+                amount: number;
+                /**
+                 * @description The gift’s `benefit_amount`.
+                 * @example 2500
+                 */
+                benefit_amount: number;
+                /**
+                 * @description `amount - benefit_amount` (0 when that is negative); 0 for an in-kind gift.
+                 * @example 2500
+                 */
+                deductible_amount: number;
+            }[];
+            /** @description The lines added up per currency, by currency code. */
+            totals: {
+                /** @description ISO 4217 code. */
+                currency: string;
+                /**
+                 * @description The lines’ `amount` in this currency, added up.
+                 * @example 2500
+                 */
+                amount: number;
+                /**
+                 * @description The lines’ `deductible_amount` in this currency.
+                 * @example 2500
+                 */
+                deductible_amount: number;
+            }[];
+            /**
+             * @description The lines in the base currency: each gift’s base amount net of refunds, added up.
+             * @example 2500
+             */
+            base_total: number;
+            /**
+             * Format: date
+             * @description The day the statement was issued (UTC).
+             * @example 2026-02-14
+             */
+            issued_on: string;
+            /**
+             * Format: date-time
+             * @description When the record was created; the time of a dry run in one.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed; the time of a dry run in one.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        GivingStatementList: {
+            /** @constant */
+            object: "list";
+            /**
+             * @description The path the collection was served from.
+             * @constant
+             */
+            url: "/api/v1/giving-statements";
+            /** @description Whether another page exists in the direction being paged. */
+            has_more: boolean;
+            /** @description Pass as `starting_after` to page forward; null when nothing follows this page. */
+            next_cursor: string | null;
+            /** @description Pass as `ending_before` to page backward; null when nothing precedes this page. */
+            previous_cursor: string | null;
+            /** @description The records of this page, newest first (at most `limit`, 100 at most). */
+            data: components["schemas"]["GivingStatement"][];
+        };
+        GivingStatementRun: {
+            /** @description The giving statement run's id. 0 in the response to a dry-run create. */
+            id: number;
+            /** @constant */
+            object: "giving_statement_run";
+            year: number;
+            /** @enum {string} */
+            period: "calendar" | "fiscal";
+            /**
+             * Format: date
+             * @example 2026-02-14
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @example 2026-02-14
+             */
+            period_end: string;
+            /**
+             * @description Donors whose counted giving in the period, in the base currency, is above this get a statement.
+             * @example 2500
+             */
+            min_total: number;
+            /**
+             * @description `queued` → `running` → `completed` (or `failed`).
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description The donors the run issues to: counted when it starts running (0 while `queued`), and what it did issue to once `completed`. */
+            donors_total: number;
+            /** @description The donors done so far; it advances while the run is `running`. */
+            donors_done: number;
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the record was created; the time of a dry run in one.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed; the time of a dry run in one.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
         };
         /** @description A donor’s counted giving by fiscal year, in the institution’s base currency: each gift’s base amount net of refunds; voided and fully refunded gifts count nothing, nor do pledges (their payments count). At `level=household` the donor’s household (or the donor, in none) with its current members, each gift once. */
         GivingSummary: {
@@ -6827,6 +7191,30 @@ export interface components {
             /** @description Why the gift was entered in error; at most 500 characters. */
             reason: string;
         };
+        /** @description A new giving statement. */
+        GivingStatementCreate: {
+            /** @description A donor of the institution, not merged, with at least one gift that counts in the period. */
+            donor_id: number;
+            /** @description The calendar year, or with `period` `fiscal` the fiscal year, named by the calendar year it ends in (`2027`). A year from 1001 to 9998 that has begun. */
+            year: number;
+            /**
+             * @description `calendar` (January to December) or `fiscal` (the institution’s `fiscal_year_start_month`). Default: `"calendar"`.
+             * @enum {string}
+             */
+            period?: "calendar" | "fiscal";
+        };
+        /** @description A new giving statement run. */
+        GivingStatementRunCreate: {
+            /** @description As for `POST /giving-statements`: the calendar or fiscal year, begun. */
+            year: number;
+            /**
+             * @description `calendar` or `fiscal`. Default: `"calendar"`.
+             * @enum {string}
+             */
+            period?: "calendar" | "fiscal";
+            /** @description Donors whose counted giving in the period (base amounts net of refunds, as the reports count) is above this get a statement. Default 0: every donor with a counted gift. Default: `0`. */
+            min_total?: number;
+        };
         /** @description No fields: the body is `{}`. */
         ImportCancel: Record<string, never>;
         /** @description No fields: the body is `{}`. */
@@ -7230,7 +7618,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7271,7 +7659,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7312,7 +7700,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7354,7 +7742,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7395,7 +7783,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7437,7 +7825,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7478,7 +7866,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7520,7 +7908,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7558,7 +7946,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7592,7 +7980,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7626,7 +8014,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7667,7 +8055,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7709,7 +8097,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7751,7 +8139,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7788,7 +8176,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7828,7 +8216,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7868,7 +8256,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7908,7 +8296,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7949,7 +8337,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -7987,7 +8375,44 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
+                            message: string;
+                        }[];
+                        /** @description Equals the Request-Id header. */
+                        request_id: string;
+                    };
+                };
+            };
+        };
+        /** @description - `not_acceptable`: A record that is also a printable document (a receipt, a giving statement) was asked for with an `Accept` header that takes neither `application/json` nor `application/pdf`. */
+        NotAcceptable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: {
+                        /** @enum {string} */
+                        type: "invalid_request_error" | "authentication_error" | "permission_error" | "idempotency_error" | "rate_limit_error" | "api_error";
+                        /**
+                         * @description Stable and machine-readable: see the table in the introduction.
+                         * @enum {string}
+                         */
+                        code: "not_acceptable";
+                        /** @description A human-readable summary; its wording may change. */
+                        message: string;
+                        /** @description The field, query parameter or header at fault; dots for nested fields. */
+                        param?: string;
+                        /** @description Every problem found (validation_failed only), not just the first; at most 100, and the message says when there were more. */
+                        errors?: {
+                            /** @description The field at fault, e.g. `address.postal_code`. */
+                            param: string;
+                            /** @enum {string} */
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8024,7 +8449,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8062,7 +8487,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8099,7 +8524,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8135,7 +8560,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8172,7 +8597,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8213,7 +8638,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -8247,7 +8672,7 @@ export interface components {
                             /** @description The field at fault, e.g. `address.postal_code`. */
                             param: string;
                             /** @enum {string} */
-                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                            code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                             message: string;
                         }[];
                         /** @description Equals the Request-Id header. */
@@ -10743,7 +11168,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The receipt. */
+            /** @description The receipt; with `Accept: application/pdf`, the receipt as a PDF (tagged, text extractable, fonts embedded): the institution’s name, the number, the donor’s frozen name and address, the amount, the benefit and the deductible amount; a void receipt is marked VOID across the page, with its reason. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10754,12 +11179,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Receipt"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["InvalidParameter"];
             401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
             403: components["responses"]["InsufficientPermissions"];
             404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10824,6 +11251,280 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
             504: components["responses"]["WriteTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listGivingStatements: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 25. An integer outside 1 to 100, however many digits it has, is coerced into that range (not an error); anything else is 400 `invalid_parameter`. Not pinned: it may change from page to page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A `next_cursor` from an earlier page of this list: pages forward. Wins over `ending_before` when both are sent. */
+                starting_after?: components["parameters"]["StartingAfter"];
+                /** @description A `previous_cursor` from an earlier page of this list: the page just before it, still newest first. */
+                ending_before?: components["parameters"]["EndingBefore"];
+                /** @description Statements of this donor. Only records with this `donor_id`; an id the caller cannot see gives an empty page. First request only: pinned into the cursor. */
+                donor_id?: number;
+                /** @description Statements of this year (calendar or fiscal, as each statement’s `period` says). First request only: pinned into the cursor. */
+                year?: string;
+                /** @description `issued` or `superseded`. Only records with this `status`. First request only: pinned into the cursor. */
+                status?: "issued" | "superseded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the list. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivingStatementList"];
+                };
+            };
+            400: components["responses"]["InvalidParameterOrInvalidCursor"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createGivingStatement: {
+        parameters: {
+            query?: {
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). Sent once. */
+                dry_run?: components["parameters"]["DryRunQuery"];
+            };
+            header?: {
+                /** @description Makes the write safe to retry: within 24 hours the same key with the same request replays the original 2xx response (with `Idempotent-Replayed: true`) instead of writing again; with a different request it is 422 `idempotency_key_request_mismatch`, and while the first call runs 409 `idempotency_key_in_flight`. Only 2xx responses are kept, so after an error the key is free. Scoped to the institution, case-sensitive, sent once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). */
+                "Dry-Run"?: components["parameters"]["DryRunHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "donor_id": 1,
+                 *       "year": 2026,
+                 *       "period": "calendar"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GivingStatementCreate"];
+            };
+        };
+        responses: {
+            /** @description The created giving statement; on a dry run the giving statement that would be created, with id 0 and no Location. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivingStatement"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            409: components["responses"]["IdempotencyKeyInFlight"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailedOrIdempotencyKeyRequestMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["WriteTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveGivingStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The giving statement's id. An id of another institution is as absent as a missing one (404).
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The giving statement; with `Accept: application/pdf`, the statement as a PDF (tagged, text extractable, fonts embedded): the institution’s name, the number, the donor’s frozen name and address, each line with its deductible amount, the totals per currency with their deductible amounts, and the base total; a superseded statement says so. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivingStatement"];
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createGivingStatementRun: {
+        parameters: {
+            query?: {
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). Sent once. */
+                dry_run?: components["parameters"]["DryRunQuery"];
+            };
+            header?: {
+                /** @description Makes the write safe to retry: within 24 hours the same key with the same request replays the original 2xx response (with `Idempotent-Replayed: true`) instead of writing again; with a different request it is 422 `idempotency_key_request_mismatch`, and while the first call runs 409 `idempotency_key_in_flight`. Only 2xx responses are kept, so after an error the key is free. Scoped to the institution, case-sensitive, sent once. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Validate the write exactly as the real call would, and answer with its status and body (a create returns `id` 0 and no `Location`), without writing anything or using the Idempotency-Key. `true` or `false` in any letter case; `dry_run` and `Dry-Run` may both be sent but must agree (else 400 `invalid_parameter`). */
+                "Dry-Run"?: components["parameters"]["DryRunHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "year": 2026,
+                 *       "period": "calendar",
+                 *       "min_total": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["GivingStatementRunCreate"];
+            };
+        };
+        responses: {
+            /** @description The accepted giving statement run; on a dry run the giving statement run that would be accepted, with id 0 and no Location. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivingStatementRun"];
+                };
+            };
+            400: components["responses"]["InvalidJsonOrInvalidParameterOrInvalidIdempotencyKey"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            409: components["responses"]["IdempotencyKeyInFlight"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailedOrIdempotencyKeyRequestMismatch"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["WriteTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    retrieveGivingStatementRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The giving statement run's id. An id of another institution is as absent as a missing one (404).
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The giving statement run. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GivingStatementRun"];
+                };
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    downloadGivingStatementRunDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The giving statement run's id. An id of another institution is as absent as a missing one (404).
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Download every statement of a run as PDFs in one zip, streamed as it is made. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["InvalidParameter"];
+            401: components["responses"]["MissingApiKeyOrInvalidApiKeyOrApiKeyExpired"];
+            403: components["responses"]["InsufficientPermissions"];
+            404: components["responses"]["ResourceNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };
     };
@@ -14539,7 +15240,7 @@ export interface operations {
                 /** @description One event type (`gift.created`), or every type of one object (`gift.*`); an unknown type is 400 `invalid_parameter`. First request only: pinned into the cursor. */
                 type?: string;
                 /** @description Events of records of this `object`. Only records with this `object_type`. First request only: pinned into the cursor. */
-                object_type?: "institution" | "donor" | "consent" | "relationship" | "duplicate_pair" | "gift" | "pledge" | "receipt" | "recurring_gift" | "fund" | "exchange_rate" | "campaign" | "appeal" | "user" | "award_cycle" | "student" | "scholarship" | "award" | "tag" | "webhook_endpoint" | "webhook_delivery" | "import" | "api_key";
+                object_type?: "institution" | "donor" | "consent" | "relationship" | "duplicate_pair" | "gift" | "pledge" | "receipt" | "giving_statement" | "giving_statement_run" | "recurring_gift" | "fund" | "exchange_rate" | "campaign" | "appeal" | "user" | "award_cycle" | "student" | "scholarship" | "award" | "tag" | "webhook_endpoint" | "webhook_delivery" | "import" | "api_key";
                 /** @description Events of this record: with `object_type` (without it, 400 `parameter_missing`). Only records with this `object_id`; an id the caller cannot see gives an empty page. First request only: pinned into the cursor. */
                 object_id?: number;
                 /** @description Events made at or after this instant. An ISO 8601 timestamp with its time zone (`2026-11-21T10:00:00Z`, `2026-11-21T11:00:00.250+01:00`; to the millisecond), or a date `YYYY-MM-DD`, meaning the whole UTC day; inclusive. First request only: pinned into the cursor. */
@@ -14785,7 +15486,7 @@ export interface operations {
                                 /** @description The field at fault, e.g. `address.postal_code`. */
                                 param: string;
                                 /** @enum {string} */
-                                code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing";
+                                code: "required" | "unknown_field" | "not_allowed" | "invalid_type" | "invalid_format" | "invalid_value" | "too_long" | "out_of_range" | "reference_not_found" | "reference_inactive" | "already_in_use" | "insufficient_fund_balance" | "designation_total_mismatch" | "exceeds_pledge_balance" | "exchange_rate_missing" | "nothing_counted";
                                 message: string;
                             }[];
                             /** @description Equals the Request-Id header. */
@@ -16083,6 +16784,114 @@ export interface operations {
                  *         "object": {
                  *           "id": 1,
                  *           "object": "receipt"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_giving_statement_issued: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "giving_statement.issued",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "giving_statement"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_giving_statement_run_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "giving_statement_run.created",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "giving_statement_run"
                  *         }
                  *       }
                  *     }
@@ -18152,6 +18961,60 @@ export interface operations {
                  *         "object": {
                  *           "id": 1,
                  *           "object": "api_key"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds is a delivery. Anything else (a timeout, a redirect, a 4xx or 5xx) is retried; 410 Gone disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_giving_statement_run_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event’s id, the same on every retry of it: drop a delivery whose id you have handled.
+                 * @example evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in unix seconds; verification refuses one more than 5 minutes off.
+                 * @example 1763719200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed by the secret’s decoded bytes; two of them, space-separated, for 24 hours after a rotation. Verify on the raw body, e.g. with the `standardwebhooks` package.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_5f2c8e1a9b0d4c7e3a6f1b2d4c7e3a6f",
+                 *       "object": "event",
+                 *       "type": "giving_statement_run.completed",
+                 *       "created_at": "2026-11-21T10:00:00.000Z",
+                 *       "request_id": "req_1964dd74e0436ec682bc0159",
+                 *       "api_key_id": "key_3k2j1h0g9f8e7d6c",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": 1,
+                 *           "object": "giving_statement_run"
                  *         }
                  *       }
                  *     }

@@ -12,6 +12,7 @@ import { errors, type FieldError, type FieldErrorCode } from '../../errors.js';
 import type { JsonObject } from '../../json.js';
 import { requireFields } from '../../validation/validateBody.js';
 import { alreadyInUse, checkReference, checkReferenceList, checkUnique } from '../checks.js';
+import { donorHasStatements } from '../givingStatements/queries.js';
 import { donorHasRecurringGifts } from '../recurringGifts/queries.js';
 import { readOnlyOf } from '../responseFields.js';
 import { tagReference } from '../tags/schema.js';
@@ -48,6 +49,11 @@ const inUse = () =>
 const givesRecurring = () =>
   errors.resourceInUse(
     'This donor has recurring gifts, which stay on record even when cancelled; the donor cannot be deleted.',
+  );
+
+const hasStatements = () =>
+  errors.resourceInUse(
+    'This donor has giving statements, which stay on record as issued; the donor cannot be deleted.',
   );
 
 const hasMembers = () =>
@@ -405,6 +411,7 @@ export const deleteDonorCommand: Command = {
     gifts_donor_fkey: inUse,
     pledges_donor_fkey: inUse,
     recurring_gifts_donor_fkey: () => givesRecurring(),
+    giving_statements_donor_fkey: hasStatements,
     donors_household_fkey: hasMembers,
   },
   async execute(ctx, request) {
@@ -413,6 +420,7 @@ export const deleteDonorCommand: Command = {
     if (await donorHasGifts(ctx.db, ctx.institution.id, existing.id)) throw inUse();
     if (await donorHasRecurringGifts(ctx.db, ctx.institution.id, existing.id))
       throw givesRecurring();
+    if (await donorHasStatements(ctx.db, ctx.institution.id, existing.id)) throw hasStatements();
     if ((await countMembers(ctx.db, ctx.institution.id, existing.id)) > 0) throw hasMembers();
     if (!ctx.dryRun) await deleteDonor(ctx.db, ctx.institution.id, existing.id);
     return deleted(donorIdentity.object, existing.id);

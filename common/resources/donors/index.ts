@@ -91,7 +91,7 @@ export const donors: ResourceDescriptor = {
       delete: ['resource_in_use', 'donor_merged'],
     },
     deleteNote:
-      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status), and while a household has members.',
+      'Refused with 409 `resource_in_use` while the donor has gifts or another donor’s gift soft-credits it, once the donor has a recurring gift (in any status) or a giving statement, and while a household has members.',
     filterNotes: {
       q: 'Name, organization name or email contains this text.',
       assigned_user_id: 'Donors assigned to this user.',

@@ -2,6 +2,7 @@ import { voidShape } from '../../commands/voidCommand.js';
 import type { ResourceDescriptor } from '../descriptor.js';
 import { retrieveFrom } from '../table.js';
 import { issueReceiptCommand, voidReceiptCommand } from './commands.js';
+import { receiptDocument } from './document.js';
 import { receiptList } from './list.js';
 import { presentReceipt } from './present.js';
 import { receiptResponse } from './response.js';
@@ -18,6 +19,7 @@ export const receipts: ResourceDescriptor = {
   createdAs: 'issued',
   list: receiptList,
   retrieve: retrieveFrom(receiptTable, presentReceipt),
+  document: receiptDocument,
   actions: [
     {
       name: 'void',

@@ -17,7 +17,7 @@ import {
   ourSide,
   success,
   type Needs,
-} from './operations.js';
+} from './responses.js';
 import { headerRef, pageParameters, writeParameters } from './parameters.js';
 import { requestBodySchema } from './requestBody.js';
 import type { EndpointDoc } from './routeDoc.js';

@@ -8,7 +8,7 @@ import {
   ourSide,
   success,
   type Needs,
-} from './operations.js';
+} from './responses.js';
 import { filterParameters, pageParameters } from './parameters.js';
 
 export const auditTagDescription =

@@ -17,7 +17,7 @@ import {
   recordWriteErrors,
   success,
   type Needs,
-} from './operations.js';
+} from './responses.js';
 import {
   filterParameters,
   headerRef,

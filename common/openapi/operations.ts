@@ -13,14 +13,7 @@ import type {
   RecordReadDescriptor,
   ResourceDescriptor,
 } from '../resources/descriptor.js';
-import {
-  describeCodes,
-  errorSchemaFor,
-  exampleOf,
-  hasShouldRetry,
-  statusOf,
-  type ErrorCode,
-} from './errorCatalogue.js';
+import type { ErrorCode } from './errorCatalogue.js';
 import { schemaRef, type JsonSchema } from './jsonSchema.js';
 import { institutionResponse } from '../institutions.js';
 import { institutionShape, institutionUpdateText } from '../institutionUpdate.js';
@@ -29,91 +22,28 @@ import {
   headerRef,
   idPathParameter,
   pageParameters,
-  rateLimitHeaders,
-  requestIdHeader,
   writeParameters,
 } from './parameters.js';
 import { requestBodySchema, type BodyDoc } from './requestBody.js';
 import { deletedResponse, listEnvelope } from '../resources/responseFields.js';
 import type { DocumentedRoute, EndpointDoc } from './routeDoc.js';
+import {
+  anyError,
+  authentication,
+  bodyWriteErrors,
+  errorResponses,
+  ourSide,
+  pascal,
+  recordWriteErrors,
+  success,
+  type Needs,
+} from './responses.js';
 import { importOperation } from './imports.js';
 import { apiKeyOperation } from './apiKeys.js';
 import { auditEventListOperation } from './audit.js';
 
-/** What the operations of the route table need in components.schemas. */
-export interface Needs {
-  /** Response schemas, converted together from zod. */
-  responses: Map<string, z.ZodType>;
-  /** Request bodies, generated from Shapes. */
-  bodies: Map<string, JsonSchema>;
-  /** Error responses, one per status and set of codes (many operations share one). */
-  errors: Map<string, JsonSchema>;
-}
-
-export const authentication: ErrorCode[] = [
-  'missing_api_key',
-  'invalid_api_key',
-  'api_key_expired',
-  'insufficient_permissions',
-  'rate_limited',
-];
-export const ourSide: ErrorCode[] = ['internal_error', 'service_unavailable'];
-
-const pascal = (text: string) =>
-  text.replace(/(^|[-_ ])(\w)/g, (_match, _separator: string, letter: string) =>
-    letter.toUpperCase(),
-  );
 // "an award", "a user": by sound, which for these labels is the first letter but for a long u.
 const article = (label: string) => (/^([aeio]|u(?!s))/.test(label) ? `an ${label}` : `a ${label}`);
-
-/** The error responses of one operation, grouped by status, each with an example per code. */
-export function errorResponses(
-  codes: readonly ErrorCode[],
-  needs: Needs,
-): Record<string, JsonSchema> {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes)
-    byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
-  const responses: Record<string, JsonSchema> = {};
-  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const name = group.map(pascal).join('Or');
-    responses[String(status)] = { $ref: `#/components/responses/${name}` };
-    if (needs.errors.has(name)) continue;
-    needs.errors.set(name, {
-      description: describeCodes(group),
-      headers: {
-        ...requestIdHeader,
-        // A 401 comes before the key is known and a 403 before its budget is counted; a 5xx says
-        // nothing of it.
-        ...(status >= 400 && status < 500 && status !== 401 && status !== 403
-          ? rateLimitHeaders
-          : {}),
-        ...(status === 503 || status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}),
-        ...(group.some(hasShouldRetry) ? { 'Should-Retry': headerRef('ShouldRetry') } : {}),
-      },
-      content: {
-        'application/json': {
-          schema: errorSchemaFor(group),
-          examples: Object.fromEntries(group.map((code) => [code, { value: exampleOf(code) }])),
-        },
-      },
-    });
-  }
-  return responses;
-}
-
-/** Any error; what a request that matches no operation gets (404 route_not_found, 405, 401). */
-export const anyError = { default: { $ref: '#/components/responses/Error' } };
-
-export const success = (
-  description: string,
-  schema: JsonSchema,
-  headers: Record<string, JsonSchema> = {},
-): JsonSchema => ({
-  description,
-  headers: { ...requestIdHeader, ...rateLimitHeaders, ...headers },
-  content: { 'application/json': { schema } },
-});
 
 /** What the operations of a resource read of its descriptor. */
 interface ResourceDoc extends BodyDoc {
@@ -577,38 +507,6 @@ function eventRetrieveOperation(needs: Needs): JsonSchema {
 
 const writes =
   '\n\nSupports a dry run (`dry_run` / `Dry-Run`) and an `Idempotency-Key`: see the introduction.';
-
-/**
- * The errors of a write with a JSON body: `query`, what its query may lack besides; `extra`, what
- * its route may answer besides (a missing record, its conflicts).
- */
-export const bodyWriteErrors = ({
-  query = [],
-  idempotency = ['invalid_idempotency_key'],
-  extra = [],
-}: {
-  query?: readonly ErrorCode[];
-  idempotency?: readonly ErrorCode[];
-  extra?: readonly ErrorCode[];
-} = {}): ErrorCode[] => [
-  'invalid_json',
-  'invalid_parameter',
-  ...query,
-  ...idempotency,
-  ...authentication,
-  'idempotency_key_in_flight',
-  ...extra,
-  'payload_too_large',
-  'unsupported_media_type',
-  'validation_failed',
-  'idempotency_key_request_mismatch',
-  ...ourSide,
-  'write_timeout',
-];
-
-/** The errors of a POST with a body to one record's sub-path (an action, a child's create). */
-export const recordWriteErrors = (conflicts: readonly ErrorCode[]): ErrorCode[] =>
-  bodyWriteErrors({ extra: ['resource_not_found', ...conflicts] });
 
 /** The errors of a list on the cursor engine, of a record's (`resource_not_found`) or not. */
 const listErrors = ({

@@ -11,7 +11,9 @@
  * 4. A new database gets the institution "Northbridge University", filled through the API itself
  *    (cli/demo/seed.ts); a kept one gets a new API key.
  * 5. Prints the API key and three curl commands (a dry run, an idempotent create, a paged list)
- *    that work as printed (cli/demo/print.ts), then serves until SIGTERM or Ctrl+C.
+ *    that work as printed, and a fourth that saves one of last year's giving statements (issued
+ *    by one run at the end of the filling) as a PDF (cli/demo/print.ts), then serves until
+ *    SIGTERM or Ctrl+C.
  *
  * Settings: DATABASE_URL, DEMO_DATABASE_URL, DEMO_DATA_DIR (default .data), REDIS_URL, PORT
  * (default 3000), QUEUE_PREFIX (default dgs-demo-<database>, emptied at start), ADMIN_TOKEN

@@ -65,7 +65,7 @@ test('with nothing set, the demo runs on an embedded PostgreSQL and a redis-serv
   expect(demo.stdout[0]).toMatch(/^Using PostgreSQL: embedded (1[3-9])\./);
   expect(demo.stdout[0]).toContain(`(data in ${path.join(dataDir, 'postgres')})`);
   const { commands } = printed(demo);
-  expect(commands).toHaveLength(3);
+  expect(commands).toHaveLength(4);
   const dryRun = await execute(commands[0]!);
   expect(dryRun).toMatchObject({ status: 201, body: { id: 0, object: 'donor' } });
   const gift = await execute(commands[1]!);

@@ -7,7 +7,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -92,9 +93,9 @@ afterAll(async () => {
   client.disconnect();
 });
 
-test('the demo prints a working API key and three one-line curl commands', async () => {
+test('the demo prints a working API key and four one-line curl commands', async () => {
   expect(apiKey).toMatch(/^dgs_key_/);
-  expect(commands).toHaveLength(3);
+  expect(commands).toHaveLength(4);
   for (const command of commands) {
     const request = parseCurl(command);
     expect(request.url.startsWith(`${apiUrl}/api/v1/`)).toBe(true);
@@ -108,6 +109,42 @@ test('the demo prints a working API key and three one-line curl commands', async
     object: 'institution',
     name: 'Northbridge University',
   });
+});
+
+test("the demo issued last year's giving statements, and its printed command fetches one as a PDF", async () => {
+  const year = new Date().getUTCFullYear() - 1;
+  const [run] = await query<{ status: string; donors_done: number }>(
+    database,
+    'SELECT status, donors_done FROM giving_statement_runs',
+  );
+  expect(run!.status).toBe('completed');
+  expect(run!.donors_done).toBeGreaterThan(10);
+  const request = parseCurl(commands[3]!);
+  expect(request).toMatchObject({ method: 'GET', output: 'statement.pdf' });
+  expect(request.headers.accept).toBe('application/pdf');
+  const [statement] = await query<{ year: number; status: string }>(
+    database,
+    `SELECT year, status FROM giving_statements WHERE id = ${Number(request.url.split('/').at(-1))}`,
+  );
+  expect(statement).toEqual({ year, status: 'issued' });
+  const directory = mkdtempSync(path.join(tmpdir(), 'dgs-demo-pdf-'));
+  try {
+    if (hasCurl) {
+      const ran = spawnSync('sh', ['-c', commands[3]!], { cwd: directory, encoding: 'utf8' });
+      expect(ran.status).toBe(0);
+    } else {
+      const response = await fetch(request.url, { headers: request.headers });
+      expect(response.status).toBe(200);
+      writeFileSync(
+        path.join(directory, 'statement.pdf'),
+        Buffer.from(await response.arrayBuffer()),
+      );
+    }
+    const pdf = readFileSync(path.join(directory, 'statement.pdf'));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 });
 
 test('the demo institution holds a few hundred valid records of every kind', async () => {

@@ -17,13 +17,21 @@ function curl(
   method: string,
   url: string,
   key: string,
-  options: { body?: Body; idempotencyKey?: string; include?: boolean } = {},
+  options: {
+    body?: Body;
+    idempotencyKey?: string;
+    include?: boolean;
+    accept?: string;
+    output?: string;
+  } = {},
 ): string {
   const parts = ['curl', '-sS'];
   if (options.include) parts.push('-i');
+  if (options.output) parts.push('-o', quote(options.output));
   if (method !== 'GET') parts.push('-X', method);
   parts.push(quote(url), '-H', quote(`X-Service-API-Key: ${key}`));
   if (options.idempotencyKey) parts.push('-H', quote(`Idempotency-Key: ${options.idempotencyKey}`));
+  if (options.accept) parts.push('-H', quote(`Accept: ${options.accept}`));
   if (options.body) {
     parts.push(
       '-H',
@@ -149,6 +157,17 @@ export function readyScreen({ apiUrl, adminToken, database, kept, demo, totals }
     '#    errors; then GET /api/v1/imports/{id}/errors, or .../errors.csv to fix and upload again.',
     `DGS_API_KEY=${key} DGS_API_URL=${apiUrl} npm run -s admin -- import --resource donors --dry-run cli/demo/sample-donors.csv`,
     '',
+    ...(demo.statementId === null
+      ? []
+      : [
+          "# 5. Last year's giving statements were issued by one run (GET /api/v1/giving-statement-runs):",
+          '#    one of them as a printable PDF, in statement.pdf.',
+          curl('GET', `${base}/giving-statements/${demo.statementId}`, key, {
+            accept: 'application/pdf',
+            output: 'statement.pdf',
+          }),
+          '',
+        ]),
     'Stop with Ctrl+C (SIGTERM). The data stays for the next `npm run demo`; `npm run demo -- --fresh` starts over.',
   ];
 }

@@ -253,13 +253,55 @@ export async function fillInstitution(
   return { donorId: donorRows[0]!.id, fundId: fundId.get('ANNUAL')! };
 }
 
-/** The demo institution, its API key, and the donor and fund the printed gift command uses. */
+/**
+ * The demo institution, its API key, the donor and fund the printed gift command uses, and a
+ * statement of last year's the printed PDF command fetches (null when a kept database has none).
+ */
 export interface DemoInstitution {
   institutionId: number;
   key: string;
   donorId: number;
   fundId: number;
+  statementId: number | null;
 }
+
+const idRow = z.object({ id: z.number() });
+
+/** How long the demo waits for last year's statement run before it prints without one. */
+const STATEMENT_RUN_WAIT_MS = 20_000;
+
+/**
+ * Last year's giving statements, as a development office issues them in January: one run over
+ * every donor whose giving counted (docs/giving-statements.md), waited for so that the printed
+ * PDF command works at once.
+ */
+async function issueLastYearsStatements(
+  pool: DatabasePool,
+  client: ApiClient,
+  institutionId: number,
+): Promise<number | null> {
+  const year = new Date().getUTCFullYear() - 1;
+  const run = await client.create(
+    '/giving-statement-runs',
+    { year, period: 'calendar' },
+    `statements-${year}`,
+  );
+  const deadline = Date.now() + STATEMENT_RUN_WAIT_MS;
+  while (Date.now() < deadline) {
+    const status = await pool.oneFirst(sql.type(z.object({ status: z.string() }))`
+      SELECT status FROM giving_statement_runs
+      WHERE institution_id = ${institutionId} AND id = ${run.id}`);
+    if (status === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return firstStatement(pool, institutionId);
+}
+
+/** The institution's first statement still in force, if any. */
+const firstStatement = (pool: DatabasePool, institutionId: number) =>
+  pool.maybeOneFirst(sql.type(idRow)`
+    SELECT id FROM giving_statements
+    WHERE institution_id = ${institutionId} AND status = 'issued' ORDER BY id LIMIT 1`);
 
 /**
  * Creates the institution and fills it through the API at `apiUrl`, so every record passed the
@@ -270,15 +312,15 @@ export async function createDemoInstitution(
   apiUrl: string,
 ): Promise<DemoInstitution> {
   const created = await createInstitution(pool, INSTITUTION, 'USD');
-  const ids = await fillInstitution(new ApiClient(apiUrl, created.apiKey.key));
+  const client = new ApiClient(apiUrl, created.apiKey.key);
+  const ids = await fillInstitution(client);
   await seedInstitution(pool, { institutionId: created.institution.id, ...SEEDED });
+  const statementId = await issueLastYearsStatements(pool, client, created.institution.id);
   // The user gets a key of its own: the filling key may have spent this second's rate budget
   // (RATE_LIMIT_PER_SECOND), and the printed curls must work at once.
   const apiKey = await pool.transaction((db) => insertApiKey(db, created.institution.id));
-  return { institutionId: created.institution.id, key: apiKey.key, ...ids };
+  return { institutionId: created.institution.id, key: apiKey.key, ...ids, statementId };
 }
-
-const idRow = z.object({ id: z.number() });
 
 /**
  * The institution of a demo database kept from an earlier run, with a new API key (keys are
@@ -304,5 +346,6 @@ export async function reopenDemoInstitution(pool: DatabasePool): Promise<DemoIns
     throw new DemoError(`The kept demo institution has no donor or no open fund: ${startOver}.`);
   }
   const apiKey = await pool.transaction((db) => insertApiKey(db, institutionId));
-  return { institutionId, key: apiKey.key, donorId, fundId };
+  const statementId = await firstStatement(pool, institutionId);
+  return { institutionId, key: apiKey.key, donorId, fundId, statementId };
 }

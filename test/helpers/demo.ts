@@ -78,6 +78,8 @@ export interface CurlRequest {
   headers: Record<string, string>;
   body: string | undefined;
   include: boolean;
+  /** `-o`: the file curl writes the answer to. */
+  output?: string;
 }
 
 export function parseCurl(command: string): CurlRequest {
@@ -99,6 +101,7 @@ export function parseCurl(command: string): CurlRequest {
       request.headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
     } else if (arg === '-d') request.body = args[++i]!;
     else if (arg === '-i') request.include = true;
+    else if (arg === '-o') request.output = args[++i]!;
     else if (arg === '-sS') continue;
     else if (arg.startsWith('-')) throw new Error(`unexpected curl option ${arg} in: ${command}`);
     else request.url = arg;

@@ -83,7 +83,8 @@ async function holding(needles: string[], except: string[] = []) {
 }
 
 // The webhook dispatcher's cursor moves with every event of any test: not this test's to judge.
-const snapshot = () => everyRow(['write_receipts', 'webhook_dispatch_cursor']);
+// The audit log records the dry run itself (trust.md §3), a second or so later.
+const snapshot = () => everyRow(['write_receipts', 'webhook_dispatch_cursor', 'audit_events']);
 
 beforeAll(async () => {
   fund = (await post('/funds', { name: 'General', code: 'GEN' })).id;

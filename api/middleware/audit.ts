@@ -23,8 +23,8 @@ interface Answer {
 /**
  * Records what trust.md §3 names in the audit log: every write (committed, refused, dry run or
  * replayed), every 401 and 403, and every read of one donor or student or an export (a CSV
- * answer, a PDF or a zip of them). Only the route's template, the status and the record concerned are kept: never a
- * value of the path (beyond that record's id), the query or a body.
+ * answer, a PDF or a zip of them). Only the route's template, the status and the record
+ * concerned are kept: never a value of the path (beyond that record's id), the query or a body.
  */
 export function auditTrail(
   log: AuditLog,
@@ -32,6 +32,8 @@ export function auditTrail(
 ): RequestHandler {
   return (req, res, next) => {
     const occurredAt = new Date();
+    // Read now: once the client has gone, the socket has no address and req.ip throws.
+    const ip = req.socket.remoteAddress === undefined ? null : (req.ip ?? null);
     let answer: Answer | null = null;
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
@@ -87,7 +89,7 @@ export function auditTrail(
         objectId,
         dryRun: String(req.query.dry_run ?? req.get('Dry-Run') ?? '').toLowerCase() === 'true',
         replayed: res.getHeader('Idempotent-Replayed') === 'true',
-        ip: req.ip ?? null,
+        ip,
       });
     });
     next();

@@ -101,7 +101,9 @@ describe('a worker frozen with SIGSTOP past its lock duration, then resumed', ()
     const frozenAt = Date.now();
     await hold.release();
     await waitFor(() => stalled.length > 0, 15_000, 'the second worker to take the jobs over');
-    await sleep(500);
+    // The lock was last renewed up to half its duration before the freeze, so the takeover may
+    // come before a full lock duration has passed: stay frozen past it either way.
+    await sleep(Math.max(500, frozenAt + LOCK_DURATION_MS + 250 - Date.now()));
     frozen.child.kill('SIGCONT');
     const resumed = Date.now();
     frozenFor = resumed - frozenAt;

@@ -70,7 +70,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     applicationName: 'dgs-worker',
   });
   useSecretsFrom(config, logger);
-  const resealed = await resealStoredSecrets(pool).catch((error: unknown) => {
+  const resealed = await resealStoredSecrets(pool).catch(async (error: unknown) => {
+    await pool.end();
     // A value no configured key opens: SECRETS_KEY_PREVIOUS is missing or was dropped too soon.
     if (error instanceof SecretsError)
       throw new StartupError(`${error.message}: set it as SECRETS_KEY_PREVIOUS.`);

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { loadConfig } from '../../common/config.js';
 import { sealedBody } from '../../common/idempotency/receipts.js';
+import type { Logger } from '../../common/logger.js';
+import { useSecretsFrom } from '../../common/secretsAtRest.js';
 import {
   isSealed,
   keyIdOf,
@@ -99,6 +101,20 @@ test("a receipt's body keeps null in place of its secrets, sealed beside it", ()
   expect(kept.body.secret).toBeNull();
   expect(JSON.parse(unseal(kept.sealedFields!))).toEqual({ secret: 'whsec_zzz' });
   expect(sealedBody(body, undefined)).toEqual({ body, sealedFields: null });
+});
+
+test('a process without SECRETS_KEY warns that its key is derived; with one it says nothing', () => {
+  const warnings: string[] = [];
+  const logger = { warn: (message: string) => warnings.push(message) } as unknown as Logger;
+  const base = {
+    DATABASE_URL: 'postgres://localhost/db',
+    REDIS_URL: 'redis://localhost:6379',
+    CURSOR_SECRET: 'x'.repeat(40),
+  };
+  useSecretsFrom(loadConfig(base), logger);
+  expect(warnings).toEqual([expect.stringMatching(/^SECRETS_KEY is not set: .*development key/)]);
+  useSecretsFrom(loadConfig({ ...base, SECRETS_KEY: KEY_A }), logger);
+  expect(warnings).toHaveLength(1);
 });
 
 describe('configuration', () => {

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { Config } from './config.js';
+import { CLEAR_FIELDS } from './idempotency/receipts.js';
 import type { Logger } from './logger.js';
 import { activeKeyring, keyringOf, needsResealing, seal, unseal, useKeyring } from './secrets.js';
 
@@ -56,23 +57,22 @@ export async function resealStoredSecrets(db: CommonQueryMethods): Promise<numbe
         AND secret = ${row.secret} AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret}`);
     sealed += result.rowCount;
   }
+  // Only receipts that tell a secret have sealed_fields (the migration marked the older ones
+  // CLEAR_FIELDS), so this reads a partial index, not every receipt.
   const receipts = await db.any(sql.type(receiptRow)`
     SELECT institution_id, source, key, response_body, sealed_fields FROM write_receipts
-    WHERE expires_at > now()
-      AND (sealed_fields NOT LIKE ${current}
-           OR (sealed_fields IS NULL AND status_code IN (200, 201)
-               AND ((response_body->>'object' = 'webhook_endpoint'
-                     AND response_body->>'secret' IS NOT NULL)
-                 OR (response_body->>'object' = 'api_key' AND response_body->>'key' IS NOT NULL))))`);
+    WHERE sealed_fields IS NOT NULL AND sealed_fields NOT LIKE ${current}
+      AND expires_at > now()`);
   for (const row of receipts) {
     let body = row.response_body;
     let secrets: string;
-    if (row.sealed_fields !== null) {
-      secrets = unseal(row.sealed_fields);
-    } else {
-      const field = SECRET_FIELDS[String(body.object)]!;
+    if (row.sealed_fields === CLEAR_FIELDS) {
+      const field = SECRET_FIELDS[String(body.object)];
+      if (field === undefined || body[field] === undefined) continue;
       secrets = JSON.stringify({ [field]: body[field] });
       body = { ...body, [field]: null };
+    } else {
+      secrets = unseal(row.sealed_fields!);
     }
     const result = await db.query(sql.unsafe`
       UPDATE write_receipts SET response_body = ${sql.json(body)}, sealed_fields = ${seal(secrets)}

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { runner } from 'node-pg-migrate';
+import { migrationsDir } from '../common/db/migrate.js';
 import { createLogger } from '../common/logger.js';
 import { keyringOf } from '../common/secrets.js';
 import { startWorker } from '../worker/worker.js';
@@ -79,6 +81,20 @@ async function deliveredAndVerified(name: string, donorId: number, secret: strin
   }) as { type: string };
 }
 
+/** The endpoint made before sealing began (the first test). */
+let legacy: Endpoint;
+
+const migrate = (direction: 'up' | 'down') =>
+  runner({
+    databaseUrl: service.config.DATABASE_MIGRATION_URL!,
+    dir: migrationsDir,
+    direction,
+    count: 1,
+    migrationsTable: 'pgmigrations',
+    singleTransaction: true,
+    log: () => {},
+  });
+
 const createDonor = async (name: string) => {
   const made = await service.call<{ id: number }>('POST', '/api/v1/donors', {
     body: {
@@ -91,6 +107,24 @@ const createDonor = async (name: string) => {
   expect(made.status).toBe(201);
   return made.body.id;
 };
+
+test('an endpoint row and a receipt stored in clear before sealing began: the migration marks the receipt, and both read as they are', async () => {
+  legacy = (await createEndpoint('hook-legacy')).body;
+  await migrate('down');
+  await service.db.query(sql.unsafe`
+    UPDATE webhook_endpoints SET secret = ${legacy.secret!} WHERE id = ${legacy.id}`);
+  await service.db.query(sql.unsafe`
+    UPDATE write_receipts SET response_body = ${sql.json(legacy)}
+    WHERE source = 'client' AND key = 'hook-legacy'`);
+  await migrate('up');
+  expect(await receiptRow('hook-legacy')).toEqual({
+    text: JSON.stringify(legacy),
+    sealed_fields: 'clear',
+  });
+  const replay = await createEndpoint('hook-legacy');
+  expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+  expect(replay.body).toEqual(legacy);
+});
 
 test('a created endpoint: its secret is answered, in clear nowhere in the database, answered again on a replay, and signs deliveries', async () => {
   const made = await createEndpoint('hook-1');
@@ -142,22 +176,13 @@ test('a rotation of SECRETS_KEY: a worker started with the new key and SECRETS_K
   expect(rotation.status).toBe(200);
   const newSecret = rotation.body.secret!;
   expect((await endpointRow(rotated.body.id)).previous_secret).toMatch(/^sealed:v1:/);
-  // A row and a receipt as they were stored before sealing began.
-  const legacy = await createEndpoint('hook-legacy');
-  const legacySecret = legacy.body.secret!;
-  await service.db.query(sql.unsafe`
-    UPDATE webhook_endpoints SET secret = ${legacySecret} WHERE id = ${legacy.body.id}`);
-  await service.db.query(sql.unsafe`
-    UPDATE write_receipts SET response_body = ${sql.json(legacy.body)}, sealed_fields = NULL
-    WHERE source = 'client' AND key = 'hook-legacy'`);
-  expect((await createEndpoint('hook-legacy')).body.secret).toBe(legacySecret);
-
+  const legacySecret = legacy.secret!;
   const logger = createLogger('silent');
   const rotatedConfig = { ...service.config, SECRETS_KEY: KEY_B, SECRETS_KEY_PREVIOUS: KEY_A };
   const worker = await startWorker(rotatedConfig, logger);
   try {
     const underB = `sealed:v1:${idOf(KEY_B)}:`;
-    for (const id of [rotated.body.id, legacy.body.id]) {
+    for (const id of [rotated.body.id, legacy.id]) {
       const row = await endpointRow(id);
       expect(row.secret.startsWith(underB)).toBe(true);
       if (row.previous_secret !== null) expect(row.previous_secret.startsWith(underB)).toBe(true);

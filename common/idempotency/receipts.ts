@@ -58,9 +58,15 @@ export function sealedBody(
   };
 }
 
+/**
+ * What `sealed_fields` holds for a receipt stored before sealing began, whose body still tells
+ * its secrets in clear until a worker seals them (migration 1735080000000).
+ */
+export const CLEAR_FIELDS = 'clear';
+
 /** The answer a receipt keeps, with its secrets opened again. */
 function openedBody(body: JsonObject, sealedFields: string | null): JsonObject {
-  if (sealedFields === null) return body;
+  if (sealedFields === null || sealedFields === CLEAR_FIELDS) return body;
   return { ...body, ...(JSON.parse(unseal(sealedFields)) as JsonObject) };
 }
 

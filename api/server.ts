@@ -24,6 +24,7 @@ import { setWebhookPolicy } from '../common/webhooks/policy.js';
 import { createDeliveryQueue } from '../common/webhooks/queue.js';
 import { createImportQueue } from '../common/imports/queue.js';
 import { AuditLog } from '../common/audit/log.js';
+import { useSecretsFrom } from '../common/secretsAtRest.js';
 
 export interface RunningApi {
   server: Server;
@@ -47,6 +48,7 @@ export async function startApi(
 ): Promise<RunningApi> {
   pinToday(config.CLOCK_TODAY ?? null);
   setWebhookPolicy(config);
+  useSecretsFrom(config, logger);
   const pool = await createDatabasePool(config.DATABASE_URL, {
     maxPoolSize: config.DATABASE_POOL_SIZE,
     applicationName: 'dgs-api',

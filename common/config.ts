@@ -123,8 +123,34 @@ const configSchema = z.object({
    * again (the worker confirms the key inside every write anyway); 0: every request asks.
    */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
-  /** Optional bearer token protecting GET /metrics on the API. */
-  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Bearer token protecting GET /metrics on the API; required in production. Unset or empty
+   * elsewhere: open.
+   */
+  METRICS_TOKEN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
+  /**
+   * The key that seals secrets at rest (common/secrets.ts): 32 bytes as 64 hex characters;
+   * required in production. Unset or empty elsewhere: a development key derived from
+   * CURSOR_SECRET, with a warning.
+   */
+  SECRETS_KEY: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters (openssl rand -hex 32)')
+      .optional(),
+  ),
+  /** The key before a rotation of SECRETS_KEY: it still opens what it sealed. */
+  SECRETS_KEY_PREVIOUS: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes as 64 hex characters (openssl rand -hex 32)')
+      .optional(),
+  ),
   /**
    * Optional operator token: when set, the queue dashboard is served at /admin/queues to callers
    * that present it (HTTP Basic password or `Authorization: Bearer`). Unset or empty: no dashboard.
@@ -208,6 +234,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(
         'Invalid configuration: CURSOR_SECRET is the sample value of docker-compose.yml; in production set a secret of your own (openssl rand -hex 32).',
       );
+    const missing = missingInProduction(result.data);
+    if (missing.length)
+      throw new ConfigError(
+        `Invalid configuration: NODE_ENV=production needs ${missing.join(', ')} (16+ characters for the tokens, 64 hex characters for SECRETS_KEY: openssl rand -hex 32).`,
+      );
     return result.data;
   }
   const issue = result.error.issues[0];
@@ -215,6 +246,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const value = env[name];
   const problem = value === undefined || value === '' ? 'is required' : issue?.message;
   throw new ConfigError(`Invalid configuration: ${name} ${problem}`);
+}
+
+/**
+ * What production may not run without (trust.md §4): tokens in front of /metrics and the queue
+ * board, which would otherwise be open or absent, and the key that seals secrets at rest, which
+ * elsewhere is derived from CURSOR_SECRET. All that is missing is named at once.
+ */
+function missingInProduction(config: Config): string[] {
+  if (config.NODE_ENV !== 'production') return [];
+  return (['METRICS_TOKEN', 'ADMIN_TOKEN', 'SECRETS_KEY'] as const).filter((name) => !config[name]);
 }
 
 /** Entry points call this: a bad environment stops the process with one clear line. */

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ajv from 'ajv';
 import { parse } from 'yaml';
+import { loadConfig } from '../common/config.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 import { freePort } from './helpers/processes.js';
 
@@ -174,6 +175,32 @@ test('variables are interpolated as Compose does, and a form it would not read h
     (readComposeFile({ CURSOR_SECRET: 'x'.repeat(40) }) as ComposeFile).services.api!.environment
       ?.CURSOR_SECRET,
   ).toBe('x'.repeat(40));
+});
+
+test('on a fresh checkout API and worker start in development mode; production needs its tokens and secrets key, set through the environment', () => {
+  for (const name of ['api', 'worker']) {
+    const env = (vars: Record<string, string>) =>
+      (readComposeFile(vars) as ComposeFile).services[name]!.environment ?? {};
+    const fresh = loadConfig(env({}));
+    expect(fresh.NODE_ENV).toBe('development');
+    expect(fresh.SECRETS_KEY).toBeUndefined();
+    const production = { NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(40) };
+    expect(() => loadConfig(env(production))).toThrow(
+      /^Invalid configuration: NODE_ENV=production needs METRICS_TOKEN, ADMIN_TOKEN, SECRETS_KEY /,
+    );
+    const complete = {
+      ...production,
+      SECRETS_KEY: 'ab'.repeat(32),
+      METRICS_TOKEN: 'm'.repeat(32),
+      ADMIN_TOKEN: 'a'.repeat(32),
+    };
+    expect(loadConfig(env(complete))).toMatchObject({
+      NODE_ENV: 'production',
+      SECRETS_KEY: complete.SECRETS_KEY,
+      METRICS_TOKEN: complete.METRICS_TOKEN,
+      ADMIN_TOKEN: complete.ADMIN_TOKEN,
+    });
+  }
 });
 
 test('Redis keeps every job: append-only file on, and no eviction when memory is full', () => {

@@ -78,6 +78,26 @@ const cases: Case[] = [
     async () => ({ NODE_ENV: 'production', CURSOR_SECRET: SAMPLE_CURSOR_SECRET }),
     /^Invalid configuration: CURSOR_SECRET is the sample value of docker-compose\.yml/,
   ],
+  [
+    'production without its tokens and secrets key',
+    async () => ({ NODE_ENV: 'production', METRICS_TOKEN: '', ADMIN_TOKEN: '', SECRETS_KEY: '' }),
+    /^Invalid configuration: NODE_ENV=production needs METRICS_TOKEN, ADMIN_TOKEN, SECRETS_KEY /,
+  ],
+  [
+    'production without SECRETS_KEY only',
+    async () => ({
+      NODE_ENV: 'production',
+      METRICS_TOKEN: 'm'.repeat(32),
+      ADMIN_TOKEN: 'a'.repeat(32),
+      SECRETS_KEY: '',
+    }),
+    /^Invalid configuration: NODE_ENV=production needs SECRETS_KEY /,
+  ],
+  [
+    'SECRETS_KEY of the wrong length',
+    async () => ({ SECRETS_KEY: 'ab'.repeat(16) }),
+    /^Invalid configuration: SECRETS_KEY must be 32 bytes as 64 hex characters/,
+  ],
 ];
 
 describe.each(['api/main.js', 'worker/main.js'])('%s', (entry) => {

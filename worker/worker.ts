@@ -14,7 +14,9 @@ import {
   queueConnection,
   redisTargetOf,
 } from '../common/redis.js';
-import { readyWithin } from '../common/startupChecks.js';
+import { readyWithin, StartupError } from '../common/startupChecks.js';
+import { SecretsError } from '../common/secrets.js';
+import { resealStoredSecrets, useSecretsFrom } from '../common/secretsAtRest.js';
 import { createServer, type Server } from 'node:http';
 import { insertWithReceipts } from '../common/idempotency/receipts.js';
 import { createWorkerMetrics } from '../common/metrics.js';
@@ -68,6 +70,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     maxPoolSize: config.WORKER_CONCURRENCY + config.IMPORT_CONCURRENCY + 2,
     applicationName: 'dgs-worker',
   });
+  useSecretsFrom(config, logger);
+  const resealed = await resealStoredSecrets(pool).catch(async (error: unknown) => {
+    await pool.end();
+    // A value no configured key opens: SECRETS_KEY_PREVIOUS is missing or was dropped too soon.
+    if (error instanceof SecretsError)
+      throw new StartupError(`${error.message}: set it as SECRETS_KEY_PREVIOUS.`);
+    throw error;
+  });
+  if (resealed) logger.info({ resealed }, 'sealed stored secrets under the current SECRETS_KEY');
   const metrics = createWorkerMetrics(pool);
   const statements = new PreparedStatements(config.DATABASE_PREPARED_STATEMENTS, logger);
   // Settles of the creates of one group commit are sent in one write (ioredis auto-pipelining).

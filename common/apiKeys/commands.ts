@@ -98,6 +98,7 @@ async function makeKey(
     // The event carries the key without its secret: events reach webhooks and GET /events.
     eventObject: presented,
     eventObjectId: row.seq,
+    secretFields: ['key'],
   };
 }
 

@@ -79,6 +79,11 @@ export interface CommandOutcome {
    * `seq`).
    */
   eventObjectId?: number;
+  /**
+   * Fields of `body` that hold a secret told this once (a signing secret, an API key): its
+   * stored receipt keeps them sealed (common/secrets.ts), and a replay answers them again.
+   */
+  secretFields?: readonly string[];
 }
 
 /**

@@ -16,6 +16,7 @@ import type {
 import { consequenceTypeOf } from '../events/types.js';
 import { insertEvent, type WriteEvent } from '../events/outbox.js';
 import type { JsonObject } from '../json.js';
+import { seal, unseal } from '../secrets.js';
 
 type ReceiptSource = 'client' | 'job';
 
@@ -37,12 +38,42 @@ const receiptRow = z.object({
   status_code: z.number(),
   response_body: z.record(z.string(), z.json()),
   location: z.string().nullable(),
+  sealed_fields: z.string().nullable(),
 });
+
+/**
+ * A body as its receipt keeps it: the fields that tell a secret set to null in place (so the
+ * replay keeps the order of the first answer), and their values sealed together beside it.
+ */
+export function sealedBody(
+  body: JsonObject,
+  secretFields: readonly string[] | undefined,
+): { body: JsonObject; sealedFields: string | null } {
+  const held = (secretFields ?? []).filter((field) => body[field] !== undefined);
+  if (!held.length) return { body, sealedFields: null };
+  const secrets = Object.fromEntries(held.map((field) => [field, body[field]!]));
+  return {
+    body: { ...body, ...Object.fromEntries(held.map((field) => [field, null])) },
+    sealedFields: seal(JSON.stringify(secrets)),
+  };
+}
+
+/**
+ * What `sealed_fields` holds for a receipt stored before sealing began, whose body still tells
+ * its secrets in clear until a worker seals them (migration 1735080000000).
+ */
+export const CLEAR_FIELDS = 'clear';
+
+/** The answer a receipt keeps, with its secrets opened again. */
+function openedBody(body: JsonObject, sealedFields: string | null): JsonObject {
+  if (sealedFields === null || sealedFields === CLEAR_FIELDS) return body;
+  return { ...body, ...(JSON.parse(unseal(sealedFields)) as JsonObject) };
+}
 
 const toStored = (row: z.infer<typeof receiptRow>): StoredResponse => ({
   fingerprint: row.fingerprint,
   status: row.status_code,
-  body: row.response_body as JsonObject,
+  body: openedBody(row.response_body as JsonObject, row.sealed_fields),
   location: row.location,
 });
 
@@ -104,6 +135,7 @@ export async function storeReceipt(
     location?: string | undefined;
     eventObject?: JsonObject | undefined;
     eventObjectId?: number | undefined;
+    secretFields?: readonly string[] | undefined;
   },
   event: WriteEvent & { previousAttributes: JsonObject | null },
   consequences: readonly Consequence[] = [],
@@ -111,17 +143,21 @@ export async function storeReceipt(
   const record = response.eventObject;
   const objectId = response.eventObjectId ?? (record ?? response.body).id;
   if (typeof objectId !== 'number') throw new Error('a committed write answered no record id');
+  if (response.secretFields?.length && !record)
+    throw new Error('an answer that tells a secret needs an event object without it');
+  const kept = sealedBody(response.body, response.secretFields);
   const claim = await db.one(sql.type(claimRow)`
     WITH stored AS (
       INSERT INTO write_receipts (institution_id, source, key, fingerprint, status_code,
-                                  response_body, location, expires_at)
+                                  response_body, location, expires_at, sealed_fields)
       SELECT ${receipt.institutionId}, ${receipt.source}, ${receipt.key}, ${fingerprint},
-             ${response.status}, ${sql.json(response.body)}, ${response.location ?? null},
-             now() + make_interval(secs => ${ttlSeconds})
+             ${response.status}, ${sql.json(kept.body)}, ${response.location ?? null},
+             now() + make_interval(secs => ${ttlSeconds}), ${kept.sealedFields}
       WHERE ${liveKey(apiKeyId)}
       ON CONFLICT (institution_id, source, key) DO UPDATE
         SET fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code,
             response_body = EXCLUDED.response_body, location = EXCLUDED.location,
+            sealed_fields = EXCLUDED.sealed_fields,
             created_at = now(), expires_at = EXCLUDED.expires_at
         WHERE write_receipts.expires_at <= now()
       RETURNING response_body),
@@ -506,7 +542,7 @@ async function findReceipt(
   receipt: ReceiptKey,
 ): Promise<StoredResponse | null> {
   const row = await db.maybeOne(sql.type(receiptRow)`
-    SELECT fingerprint, status_code, response_body, location
+    SELECT fingerprint, status_code, response_body, location, sealed_fields
     FROM write_receipts r WHERE ${unexpiredUnder(receipt)}`);
   return row ? toStored(row) : null;
 }
@@ -552,7 +588,7 @@ export async function findReceiptsFor(
   const rows = await db.any(sql.type(receiptWithKey)`
     SELECT a.member::int AS member, ${liveKey(sql.fragment`a.api_key_id`)} AS key_live,
            r.fingerprint IS NOT NULL AS found,
-           r.fingerprint, r.status_code, r.response_body, r.location
+           r.fingerprint, r.status_code, r.response_body, r.location, r.sealed_fields
     FROM unnest(${sql.array(
       asks.map(({ key }) => key),
       'text',
@@ -561,7 +597,8 @@ export async function findReceiptsFor(
       'text',
     )}) WITH ORDINALITY AS a(key, api_key_id, member)
     LEFT JOIN LATERAL (
-      SELECT fingerprint, status_code, response_body, location FROM write_receipts
+      SELECT fingerprint, status_code, response_body, location, sealed_fields
+      FROM write_receipts
       WHERE institution_id = ${institutionId} AND source = ${source} AND key = a.key
         AND expires_at > now()
       LIMIT 1) r ON true`);

@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { presentEvent } from '../events/event.js';
 import type { JsonObject } from '../json.js';
+import { unseal } from '../secrets.js';
 import type { DeliveryRef } from './dispatch.js';
 
 /** What one attempt of a delivery needs: its state, its endpoint now, and its event. */
@@ -42,7 +43,7 @@ const targetOf = (row: TargetRow): DeliveryTarget => ({
   endpointId: row.endpoint_id,
   endpointStatus: row.endpoint_status,
   url: row.url,
-  secrets: row.secrets,
+  secrets: row.secrets.map((secret) => unseal(secret)),
   event:
     row.e_seq === null
       ? null

@@ -26,6 +26,12 @@ export const crossTenant: readonly { pattern: RegExp; reason: string }[] = [
     reason: 'metrics: the age of the oldest event not yet dispatched, over every institution',
   },
   {
+    pattern:
+      /SELECT institution_id, (id, secret, previous_secret FROM webhook_endpoints|source, key, response_body, sealed_fields FROM write_receipts)/,
+    reason:
+      'worker start: stored secrets in clear or under a previous key, of every institution, sealed again under SECRETS_KEY (each row then updated by its institution_id)',
+  },
+  {
     pattern: /UPDATE api_keys SET revoked_at = coalesce\(revoked_at, now\(\)\) WHERE id = \$1/,
     reason:
       'operator CLI `admin revoke-key --id`: a key id is unique across institutions, and the operator names only the key',

@@ -9,6 +9,7 @@ import {
   type WritableResource,
 } from '../../commands/resourceCommands.js';
 import { errors } from '../../errors.js';
+import { seal } from '../../secrets.js';
 import { validateBody } from '../../validation/validateBody.js';
 import { columnsOf, insertRow } from '../table.js';
 import { readOnlyOf } from '../responseFields.js';
@@ -33,10 +34,11 @@ const endpointsResource: WritableResource<WebhookEndpointRow, WebhookEndpointFie
   shape: webhookEndpointShape,
   defaults: webhookEndpointDefaults,
   readOnly: readOnlyOf(webhookEndpointResponse, webhookEndpointShape),
-  // An update keeps the secret; a create makes one (store sees no existing row).
+  // An update keeps the secret; a create makes one (store sees no existing row), sealed: the
+  // row never holds it in clear (common/secrets.ts).
   store: (record, existing) => ({
     ...fieldsOf<Omit<WebhookEndpointFields, 'secret'>>({ shape: webhookEndpointShape }, record),
-    secret: existing?.secret ?? newSecret(),
+    secret: existing?.secret ?? seal(newSecret()),
   }),
   present: presentWebhookEndpoint,
 };
@@ -59,6 +61,7 @@ export const createWebhookEndpoint: Command = {
       body: presentWithSecret(row),
       location: `${apiPath(webhookEndpointIdentity)}/${row.id}`,
       eventObject: presentWebhookEndpoint(row),
+      secretFields: ['secret'],
     };
   },
 };
@@ -96,9 +99,14 @@ export const rotateWebhookSecret: Command = {
           UPDATE webhook_endpoints
           SET previous_secret = secret,
               previous_secret_expires_at = now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS}),
-              secret = ${secret}, updated_at = now()
+              secret = ${seal(secret)}, updated_at = now()
           WHERE institution_id = ${ctx.institution.id} AND id = ${existing.id}
           RETURNING ${columnsOf(webhookEndpointTable)}`);
-    return { status: 200, body: presentWithSecret(row), eventObject: presentWebhookEndpoint(row) };
+    return {
+      status: 200,
+      body: presentWithSecret(row),
+      eventObject: presentWebhookEndpoint(row),
+      secretFields: ['secret'],
+    };
   },
 };

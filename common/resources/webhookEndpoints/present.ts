@@ -1,3 +1,4 @@
+import { unseal } from '../../secrets.js';
 import type { WebhookEndpointResponse } from './response.js';
 import type { WebhookEndpointRow } from './schema.js';
 
@@ -16,5 +17,5 @@ export const presentWebhookEndpoint = (row: WebhookEndpointRow): WebhookEndpoint
 /** The answer of create and rotate-secret, the only ones that tell the secret. */
 export const presentWithSecret = (row: WebhookEndpointRow): WebhookEndpointResponse => {
   const { created_at, updated_at, ...rest } = presentWebhookEndpoint(row);
-  return { ...rest, secret: row.secret, created_at, updated_at };
+  return { ...rest, secret: unseal(row.secret), created_at, updated_at };
 };

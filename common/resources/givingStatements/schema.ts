@@ -5,6 +5,7 @@ import type { JsonValue } from '../../json.js';
 import { oneOf, recordId } from '../../validation/fields.js';
 import type { Shape } from '../../validation/validateBody.js';
 import type { Table } from '../table.js';
+import { frozenAddress } from '../receipts/schema.js';
 
 export const givingStatementIdentity: ResourceIdentity = {
   name: 'giving_statements',
@@ -31,15 +32,6 @@ export const givingStatementShape: Shape = {
 };
 
 export const givingStatementDefaults: Record<string, JsonValue> = { period: 'calendar' };
-
-const frozenAddress = z.object({
-  line1: z.string().nullable(),
-  line2: z.string().nullable(),
-  city: z.string().nullable(),
-  region: z.string().nullable(),
-  postal_code: z.string().nullable(),
-  country: z.string().nullable(),
-});
 
 /** One counted gift as the statement states it; amounts are exact decimal text. */
 export const statementLine = z.object({

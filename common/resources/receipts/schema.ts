@@ -24,7 +24,7 @@ export const receiptShape: Shape = {
 export const receiptDefaults: Record<string, JsonValue> = {};
 
 /** The address as the donor presented it at issue: every key, null where not given. */
-const frozenAddress = z.object({
+export const frozenAddress = z.object({
   line1: z.string().nullable(),
   line2: z.string().nullable(),
   city: z.string().nullable(),

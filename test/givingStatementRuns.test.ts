@@ -176,3 +176,64 @@ test('bad input is refused three ways alike, and no run is made', async () => {
   const theirs = await service.call('GET', '/api/v1/giving-statement-runs/1', { key: other.key });
   expect(theirs.status).toBe(404);
 });
+
+test('a run whose steps keep failing is given up (failed), keeps nothing half done, and the runs after it go on', async () => {
+  const withGiver = async (name: string) => {
+    const college = await service.createTenant(name, 'USD');
+    const post = <T>(path: string, body: Json) =>
+      service.call<T & { id: number }>('POST', `/api/v1${path}`, { key: college.key, body });
+    const donor = await created(
+      post('/donors', {
+        role: 'Individual',
+        first_name: 'Ada',
+        last_name: name,
+        email: `ada@${name.split(' ')[0]!.toLowerCase()}.example.org`,
+      }),
+    );
+    await created(
+      post('/gifts', { donor_id: donor.id, amount: 100, subject: 'Fund', gift_date: '2025-03-01' }),
+    );
+    const startRun = async () => {
+      const accepted = await post<Run>('/giving-statement-runs', { year: 2025 });
+      expect(accepted.status).toBe(202);
+      return accepted.body;
+    };
+    return { college, startRun };
+  };
+  const broken = await withGiver('Broken College');
+  const healthy = await withGiver('Healthy College');
+  // A fault in the database itself: no statement of the broken college can be written.
+  await service.db.query(sql.unsafe`
+    CREATE FUNCTION refuse_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'statements of this institution are refused'; END $$`);
+  await service.db.query(sql.unsafe`
+    CREATE TRIGGER refuse_statement BEFORE INSERT ON giving_statements FOR EACH ROW
+    WHEN (NEW.institution_id = ${sql.literalValue(String(broken.college.institutionId))})
+    EXECUTE FUNCTION refuse_statement()`);
+  try {
+    // The broken run is first in line; the healthy one waits behind it until it is given up.
+    const stuck = await broken.startRun();
+    const next = await healthy.startRun();
+    const runOf = async (college: Tenant, id: number) =>
+      (
+        await service.call<Run>('GET', `/api/v1/giving-statement-runs/${id}`, {
+          key: college.key,
+        })
+      ).body;
+    await waitFor(
+      async () => (await runOf(healthy.college, next.id)).status === 'completed',
+      15_000,
+      'the run after the broken one',
+    );
+    expect(await runOf(broken.college, stuck.id)).toMatchObject({
+      status: 'failed',
+      donors_done: 0,
+      completed_at: null,
+    });
+    expect(await service.count('giving_statements', broken.college.institutionId)).toBe(0);
+    expect(await service.count('giving_statements', healthy.college.institutionId)).toBe(1);
+  } finally {
+    await service.db.query(sql.unsafe`DROP TRIGGER refuse_statement ON giving_statements`);
+    await service.db.query(sql.unsafe`DROP FUNCTION refuse_statement()`);
+  }
+});

@@ -1,9 +1,21 @@
 import type { DatabasePool } from 'slonik';
-import { stepStatementRun } from '../common/resources/givingStatementRuns/progress.js';
+import { isUnavailableError } from '../common/db/unavailable.js';
+import {
+  failStatementRun,
+  RunStepFailed,
+  stepStatementRun,
+} from '../common/resources/givingStatementRuns/progress.js';
 import type { Logger } from '../common/logger.js';
 
 /** How often an idle worker looks for a run to step; the longest a queued run waits. */
 const POLL_EVERY_MS = 250;
+
+/**
+ * Steps of one run that may fail in a row, on one worker, before it gives the run up (`failed`):
+ * a run whose steps always fail (a bug, a row no step can read) would otherwise be retried for
+ * ever and, first in line, hold up every run after it. PostgreSQL out of reach is not counted.
+ */
+export const RUN_FAILURES_ALLOWED = 5;
 
 /**
  * Giving statement runs on the workers. A run's progress lives in PostgreSQL only (its row's
@@ -14,9 +26,30 @@ const POLL_EVERY_MS = 250;
 export function startStatementRuns(pool: DatabasePool, logger: Logger, batch: number) {
   let stepping: Promise<void> | null = null;
   let stopped = false;
+  const failures = new Map<number, number>();
+  /** Steps on while there is a run to step; stops at a failed step, until the next tick. */
   const work = async () => {
-    while (!stopped && (await stepStatementRun(pool, batch))) {
-      // Step on while there is a run to step.
+    while (!stopped) {
+      let stepped;
+      try {
+        stepped = await stepStatementRun(pool, batch);
+      } catch (error) {
+        if (!(error instanceof RunStepFailed) || isUnavailableError(error.cause)) throw error;
+        const { run } = error;
+        const failed = (failures.get(run.id) ?? 0) + 1;
+        failures.set(run.id, failed);
+        logger.error(
+          { err: error.cause, runId: run.id, failed },
+          'giving statement run step failed',
+        );
+        if (failed < RUN_FAILURES_ALLOWED) return;
+        failures.delete(run.id);
+        await failStatementRun(pool, run);
+        logger.error({ runId: run.id }, 'giving statement run given up: failed');
+        continue;
+      }
+      if (!stepped) return;
+      failures.delete(stepped.id);
     }
   };
   const timer = setInterval(() => {

@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import type { ApiError, FieldError } from '../errors.js';
 import type { Stored, Table } from '../resources/table.js';
 import type { JsonObject } from '../json.js';
-import type { Reference } from '../resources/checks.js';
+import type { Reference } from '../resources/reference.js';
 
 export interface Institution {
   id: number;

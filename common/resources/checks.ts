@@ -2,20 +2,10 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommandContext } from '../commands/command.js';
 import type { RecordCheck } from '../commands/resourceCommands.js';
-import type { FieldError, FieldErrorCode } from '../errors.js';
+import type { FieldError } from '../errors.js';
+import type { Reference } from './reference.js';
 
-/**
- * How other records refer to a resource, stated by that resource (its schema.ts): its table, the
- * noun of messages, and the statuses that make a record unusable as a new reference (product.md
- * §4: a deactivated user, a closed fund or a retired scholarship is `reference_inactive`; an
- * award needs a cycle that is open or closed, so a draft or archived one is `invalid_value`).
- */
-export interface Reference {
-  table: string;
-  /** With its article: `a fund`, `an award cycle`. */
-  noun: string;
-  unusable?: { statuses: readonly string[]; code: FieldErrorCode };
-}
+export type { Reference } from './reference.js';
 
 const referenceStatus = z.object({ id: z.coerce.number(), status: z.string() });
 

@@ -7,12 +7,9 @@ import type { JsonObject, JsonValue } from '../json.js';
 import type { ListSpec } from '../pagination/listSpec.js';
 import type { Shape } from '../validation/validateBody.js';
 
-/** Reads one record of the caller's institution, presented; null when it is not theirs or not there. */
-export type Retrieval = (
-  db: CommonQueryMethods,
-  institutionId: number,
-  id: number,
-) => Promise<JsonObject | null>;
+import type { Retrieval } from './table.js';
+
+export type { Retrieval } from './table.js';
 
 /** The 409s a resource's own rules answer with, as its documentation lists them. */
 export type ConflictCode =

@@ -2,7 +2,13 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken, type ValueExpressi
 import type { z } from 'zod';
 import type { JsonObject } from '../json.js';
 import type { ListSpec } from '../pagination/listSpec.js';
-import type { Retrieval } from './descriptor.js';
+
+/** Reads one record of the caller's institution, presented; null when it is not theirs or not there. */
+export type Retrieval = (
+  db: CommonQueryMethods,
+  institutionId: number,
+  id: number,
+) => Promise<JsonObject | null>;
 
 /** What every stored record has. */
 export interface Stored {

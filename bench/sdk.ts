@@ -2,7 +2,8 @@
  * `npm run bench:sdk`: what the client library (sdk/) costs over a bare `fetch`. The same
  * `GET /gifts/{id}` BENCH_CALLS times (default 10,000) through `client.gifts.retrieve` and through
  * `fetch` with the same headers and a JSON parse, BENCH_CONCURRENCY at a time (default 10),
- * alternated over BENCH_ROUNDS rounds (default 3) against one API process and one worker
+ * alternated over BENCH_ROUNDS rounds (default 6, which goes first flipping each round, so that
+ * neither gains from the order) against one API process and one worker
  * (target: the client at least 0.95x the throughput of fetch). First, without the network, the
  * client's own CPU per call.
  *
@@ -15,7 +16,7 @@ import { withBenchStack } from './stack.js';
 
 const calls = Number(process.env.BENCH_CALLS ?? 10_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 10);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 
 /** Runs `call` `calls` times, `concurrency` at a time; answers calls per second. */
 async function timed(call: () => Promise<unknown>): Promise<number> {
@@ -95,9 +96,17 @@ async function main(): Promise<void> {
     await timed(direct);
     await timed(throughClient);
     const results: { fetch: number; client: number }[] = [];
-    // Alternated: on a shared machine the load drifts within a run.
-    for (let round = 0; round < rounds; round++)
-      results.push({ fetch: await timed(direct), client: await timed(throughClient) });
+    // Alternated, the first of each round flipping: the load drifts within a run, and the second
+    // of two back-to-back phases meets what the first left (garbage, dead rows, a warm cache).
+    for (let round = 0; round < rounds; round++) {
+      if (round % 2 === 0) {
+        const fetched = await timed(direct);
+        results.push({ fetch: fetched, client: await timed(throughClient) });
+      } else {
+        const client = await timed(throughClient);
+        results.push({ fetch: await timed(direct), client });
+      }
+    }
 
     console.log(`\n${calls} GET /gifts/{id}, ${concurrency} at a time, per round:\n`);
     console.log('| round | fetch calls/s | client calls/s | client / fetch |');

@@ -111,6 +111,7 @@ async function main(): Promise<void> {
       runId = ((await response.json()) as { id: number }).id;
       return true;
     });
+    const atStart = rssMiB(worker.pid!);
     const started = performance.now();
     let peak = 0;
     let done = { status: 'queued', donors_done: 0, donors_total: 0 };
@@ -128,7 +129,9 @@ async function main(): Promise<void> {
     console.log(`giving statement run of ${done.donors_done} donors (${done.status})`);
     console.log(`  statements per second  ${(done.donors_done / seconds).toFixed(0)}`);
     console.log(`  time                   ${seconds.toFixed(1)} s`);
-    console.log(`  worker peak RSS        ${peak.toFixed(0)} MiB (target: under 300 MiB)`);
+    console.log(
+      `  worker peak RSS        ${peak.toFixed(0)} MiB (target: under 300 MiB), ${atStart.toFixed(0)} MiB as the run began`,
+    );
     console.log(`one PDF of a 50-line statement (${renders} renders)`);
     console.log(
       `  Latin name             p50 ${latin.p50.toFixed(1)} ms, ${(latin.size / 1024).toFixed(0)} KiB (target: under 50 ms)`,

@@ -78,6 +78,9 @@ export function decodeCursor(
     return null;
   }
   const payload = payloadSchema.safeParse(parsed);
-  if (!payload.success || payload.data.x <= nowSeconds) return null;
+  // `x` is the whole second of issue plus the TTL: a cursor lives until that second has passed,
+  // so at least the TTL (at `x <= now` one issued late in a second lived under it, a 1-second
+  // cursor a few milliseconds).
+  if (!payload.success || payload.data.x < nowSeconds) return null;
   return payload.data;
 }

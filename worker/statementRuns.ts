@@ -15,7 +15,7 @@ const POLL_EVERY_MS = 250;
  * a run whose steps always fail (a bug, a row no step can read) would otherwise be retried for
  * ever and, first in line, hold up every run after it. PostgreSQL out of reach is not counted.
  */
-export const RUN_FAILURES_ALLOWED = 5;
+const RUN_FAILURES_ALLOWED = 5;
 
 /**
  * Giving statement runs on the workers. A run's progress lives in PostgreSQL only (its row's

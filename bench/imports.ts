@@ -26,7 +26,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { createInstitution } from '../common/institutions.js';
-import { freePort, stop, until } from './processes.js';
+import { freePort, nodeOptionsOf, stop, until } from './processes.js';
 import { insertBenchRecords, withBenchStack } from './stack.js';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
@@ -46,17 +46,6 @@ async function rssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
-}
-
-/** The Node options of an npm script of package.json (`node <options> dist/<entry>`). */
-async function nodeOptionsOf(script: string, entry: string): Promise<string> {
-  const manifest = JSON.parse(
-    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
-  ) as { scripts: Record<string, string> };
-  const command = manifest.scripts[script] ?? '';
-  return command.startsWith('node ') && command.endsWith(` dist/${entry}`)
-    ? command.slice('node '.length, -` dist/${entry}`.length).trim()
-    : '';
 }
 
 const header = 'donor_id,amount,gift_date,subject,designations\n';

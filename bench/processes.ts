@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,17 @@ export function spawnProcess(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** The Node options of an npm script of package.json (`node <options> dist/<entry>`). */
+export async function nodeOptionsOf(script: string, entry: string): Promise<string> {
+  const manifest = JSON.parse(
+    await readFile(path.resolve(distRoot, '..', 'package.json'), 'utf8'),
+  ) as { scripts: Record<string, string> };
+  const command = manifest.scripts[script] ?? '';
+  return command.startsWith('node ') && command.endsWith(` dist/${entry}`)
+    ? command.slice('node '.length, -` dist/${entry}`.length).trim()
+    : '';
 }
 
 export async function freePort(): Promise<number> {

@@ -11,6 +11,7 @@
  */
 import { createInstitution } from '../common/institutions.js';
 import { DonorGift } from '../sdk/src/index.js';
+import { cpuSecondsOf } from './cpuTime.js';
 import { freePort, until } from './processes.js';
 import { withBenchStack } from './stack.js';
 
@@ -18,9 +19,18 @@ const calls = Number(process.env.BENCH_CALLS ?? 10_000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 
-/** Runs `call` `calls` times, `concurrency` at a time; answers calls per second. */
-async function timed(call: () => Promise<unknown>): Promise<number> {
+interface Phase {
+  perSecond: number;
+  /** CPU per call, in microseconds, of this process (the caller) and of the API process. */
+  callerCpu: number;
+  apiCpu: number;
+}
+
+/** Runs `call` `calls` times, `concurrency` at a time: calls per second and CPU per call. */
+async function timed(call: () => Promise<unknown>, apiPid: number): Promise<Phase> {
   let issued = 0;
+  const apiBefore = (await cpuSecondsOf(apiPid)) ?? Number.NaN;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -30,7 +40,14 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
       }
     }),
   );
-  return calls / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const apiAfter = (await cpuSecondsOf(apiPid)) ?? Number.NaN;
+  return {
+    perSecond: calls / seconds,
+    callerCpu: (cpu.user + cpu.system) / calls,
+    apiCpu: ((apiAfter - apiBefore) * 1e6) / calls,
+  };
 }
 
 /**
@@ -67,8 +84,9 @@ async function main(): Promise<void> {
   await withBenchStack('sdk', async ({ pool, spawn }) => {
     const { apiKey } = await createInstitution(pool, 'Benchmark University', 'USD');
     const port = await freePort();
-    spawn('api/main.js', { PORT: String(port) });
+    const api = spawn('api/main.js', { PORT: String(port) });
     spawn('worker/main.js');
+    const apiPid = api.pid!;
     const baseUrl = `http://127.0.0.1:${port}`;
     const client = new DonorGift({ apiKey: apiKey.key, baseUrl });
     let giftId = 0;
@@ -93,30 +111,33 @@ async function main(): Promise<void> {
     };
     const throughClient = () => client.gifts.retrieve(giftId);
 
-    await timed(direct);
-    await timed(throughClient);
-    const results: { fetch: number; client: number }[] = [];
+    await timed(direct, apiPid);
+    await timed(throughClient, apiPid);
+    const results: { fetch: Phase; client: Phase }[] = [];
     // Alternated, the first of each round flipping: the load drifts within a run, and the second
     // of two back-to-back phases meets what the first left (garbage, dead rows, a warm cache).
     for (let round = 0; round < rounds; round++) {
       if (round % 2 === 0) {
-        const fetched = await timed(direct);
-        results.push({ fetch: fetched, client: await timed(throughClient) });
+        const fetched = await timed(direct, apiPid);
+        results.push({ fetch: fetched, client: await timed(throughClient, apiPid) });
       } else {
-        const client = await timed(throughClient);
-        results.push({ fetch: await timed(direct), client });
+        const client = await timed(throughClient, apiPid);
+        results.push({ fetch: await timed(direct, apiPid), client });
       }
     }
 
     console.log(`\n${calls} GET /gifts/{id}, ${concurrency} at a time, per round:\n`);
-    console.log('| round | fetch calls/s | client calls/s | client / fetch |');
-    console.log('| ----- | ------------- | -------------- | -------------- |');
+    console.log(
+      '| round | fetch calls/s | client calls/s | client / fetch | caller CPU µs/call, fetch · client | API CPU µs/call, fetch · client |',
+    );
+    console.log('| ----- | ------------- | -------------- | -------------- | --- | --- |');
     results.forEach((r, i) =>
       console.log(
-        `| ${i + 1} | ${r.fetch.toFixed(0)} | ${r.client.toFixed(0)} | ${(r.client / r.fetch).toFixed(2)}x |`,
+        `| ${i + 1} | ${r.fetch.perSecond.toFixed(0)} | ${r.client.perSecond.toFixed(0)} | ${(r.client.perSecond / r.fetch.perSecond).toFixed(2)}x | ${r.fetch.callerCpu.toFixed(0)} · ${r.client.callerCpu.toFixed(0)} | ${r.fetch.apiCpu.toFixed(0)} · ${r.client.apiCpu.toFixed(0)} |`,
       ),
     );
-    const sum = (key: 'fetch' | 'client') => results.reduce((total, r) => total + r[key], 0);
+    const sum = (key: 'fetch' | 'client') =>
+      results.reduce((total, r) => total + r[key].perSecond, 0);
     const ratio = sum('client') / sum('fetch');
     console.log(
       `\nOverall: ${ratio.toFixed(2)}x (target at least 0.95x: ${ratio >= 0.95 ? 'met' : 'not met'})`,

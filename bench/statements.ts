@@ -2,9 +2,9 @@
  * `npm run bench:statements`: year-end giving statements, side by side in one run.
  *
  * - A run for BENCH_DONORS donors (default 10,000), each with two gifts in 2025 seeded by SQL,
- *   through a real API and one worker process: statements per second from the 202 to
- *   `completed`, and the worker's peak RSS while it ran, sampled from /proc (target: under
- *   300 MiB).
+ *   through a real API and one worker process started with the Node options of
+ *   `npm run start:worker`: statements per second from the 202 to `completed`, and the worker's
+ *   peak RSS while it ran, sampled from /proc (target: under 300 MiB).
  * - One PDF of a 50-line statement, rendered BENCH_RENDERS times (default 50) in this process:
  *   p50 render time (target: under 50 ms) and its size, for a Latin name and for one in
  *   Latin, Cyrillic and Chinese.
@@ -16,7 +16,7 @@ import { sql } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { statementPdf } from '../common/resources/givingStatements/document.js';
 import type { GivingStatementResponse } from '../common/resources/givingStatements/response.js';
-import { freePort, until } from './processes.js';
+import { freePort, nodeOptionsOf, until } from './processes.js';
 import { convertAtPar, insertBenchRecords, withBenchStack } from './stack.js';
 
 const donors = Number(process.env.BENCH_DONORS ?? 10_000);
@@ -97,7 +97,10 @@ async function main(): Promise<void> {
 
     const port = await freePort();
     spawn('api/main.js', { PORT: String(port) });
-    const worker = spawn('worker/main.js');
+    // The worker as `npm run start:worker` starts it (its heap cap): its memory is the figure.
+    const worker = spawn('worker/main.js', {
+      NODE_OPTIONS: await nodeOptionsOf('start:worker', 'worker/main.js'),
+    });
     const base = `http://127.0.0.1:${port}/api/v1`;
     const headers = { 'X-Service-API-Key': apiKey.key, 'Content-Type': 'application/json' };
     let runId = 0;

@@ -184,30 +184,68 @@ describe('contact points one cell per field', () => {
     expect(row!.errors).toEqual(single.body.error.errors);
   });
 
-  test('a file naming a list both as a JSON cell and cell by cell is refused, naming both', async () => {
-    const before = [await service.count('import_files'), await service.count('imports')];
+  test('a row filling a list both as a JSON cell and cell by cell fails on the JSON column; rows filling one form are written', async () => {
     const csv = [
-      'role,first_name,last_name,emails,emails.0.address,emails.0.type',
-      'Individual,Gil,Mixed,[],gil@example.org,home',
+      'role,first_name,last_name,email,emails,emails.0.address,emails.0.type,phones,phones.1.number,phones.1.type',
+      // Both forms of emails: the row fails on `emails`, naming the cells.
+      'Individual,Gil,Mixed,gil@example.org,"[{""address"":""gil.home@example.org"",""type"":""home""}]",gil.work@example.org,work,,,',
+      // Only the JSON cell of emails, only the cells of phones.
+      'Individual,Hana,Json,hana@example.org,"[{""address"":""hana.home@example.org"",""type"":""home""}]",,,,555 0102,mobile',
+      // Only the cells of emails, only the JSON cell of phones.
+      'Individual,Ivo,Cells,ivo@example.org,,ivo.work@example.org,work,"[{""number"":""555 0103"",""type"":""home""}]",,',
+      // Both forms of phones, and the command still judges the rest of the row.
+      'Individual,Jan,,jan@example.org,,,,"[{""number"":""555 0104"",""type"":""home""}]",555 0105,work',
     ].join('\n');
-    const answer = await upload(service, 'resource=donors', csv);
-    expect(answer.status).toBe(422);
-    expect(answer.body).toMatchObject({
-      error: {
-        type: 'invalid_request_error',
-        code: 'validation_failed',
+    const expected = [
+      { row: 2, errors: [{ param: 'emails', code: 'not_allowed' }] },
+      {
+        row: 5,
         errors: [
-          {
-            param: 'columns.3',
-            code: 'not_allowed',
-            message: expect.stringContaining(
-              '"emails" (the list as a JSON cell) and "emails.0.address", "emails.0.type"',
-            ),
-          },
+          { param: 'phones', code: 'not_allowed' },
+          { param: 'last_name', code: 'required' },
         ],
       },
+    ];
+    const dry = await upload(service, 'resource=donors&dry_run=true', csv);
+    expect(dry.status).toBe(202);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'validated',
+      rows_succeeded: 2,
+      rows_failed: 2,
     });
-    expect([await service.count('import_files'), await service.count('imports')]).toEqual(before);
+    expect(await errorsOf(dry.body.id)).toEqual(expected);
+    const [gil] = await rowErrors(service, dry.body.id);
+    expect(gil!.errors[0]!.message).toBe(
+      '"emails" (the list as a JSON cell) and "emails.0.address", "emails.0.type" (its elements cell by cell) both fill the list: fill one form or the other',
+    );
+    expect(await donorByEmail('hana@example.org')).toBeNull();
+
+    // The commit does what the dry run said.
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 2,
+      rows_failed: 2,
+    });
+    expect(await errorsOf(dry.body.id)).toEqual(expected);
+    expect(await donorByEmail('gil@example.org')).toBeNull();
+    expect(await donorByEmail('jan@example.org')).toBeNull();
+    expect(await donorByEmail('hana@example.org')).toMatchObject({
+      emails: [{ address: 'hana.home@example.org', type: 'home', status: 'active' }],
+      phones: [{ number: '555 0102', type: 'mobile', status: 'active' }],
+    });
+    expect(await donorByEmail('ivo@example.org')).toMatchObject({
+      emails: [{ address: 'ivo.work@example.org', type: 'work', status: 'active' }],
+      phones: [{ number: '555 0103', type: 'home', status: 'active' }],
+    });
+    const download = await fetch(`${service.api.url}/api/v1/imports/${dry.body.id}/errors.csv`, {
+      headers: { 'X-Service-API-Key': service.tenant.key },
+    });
+    expect(await download.text()).toContain('fill one form or the other (not_allowed)');
   });
 
   test('an element past the list’s bound, or a field elements do not have, is an unknown column', async () => {
@@ -252,15 +290,17 @@ describe('household_external_id', () => {
       `Individual,Kim,Nowhere,,kim@example.org,,HH-OTHER`,
       `Individual,Lu,Acme,,lu@example.org,,ORG-1`,
       `Organization,,,Beta,beta@example.org,,HH-1`,
+      `Individual,Vi,Nobody,,vi@example.org,,HH-NOWHERE`,
     ].join('\n');
     const dry = await upload(service, 'resource=donors&dry_run=true', csv);
     const validated = await settled(service, dry.body.id);
-    expect(validated).toMatchObject({ status: 'validated', rows_succeeded: 1, rows_failed: 4 });
+    expect(validated).toMatchObject({ status: 'validated', rows_succeeded: 1, rows_failed: 5 });
     const expected = [
       { row: 3, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
       { row: 4, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 5, errors: [{ param: 'household_external_id', code: 'invalid_value' }] },
       { row: 6, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
+      { row: 7, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
     ];
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     expect(await donorByEmail('ira@example.org')).toBeNull();
@@ -274,11 +314,11 @@ describe('household_external_id', () => {
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'completed',
       rows_succeeded: 1,
-      rows_failed: 4,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     expect((await donorByEmail('ira@example.org'))?.household_id).toBe(householdId);
-    for (const email of ['jo', 'kim', 'lu', 'beta'])
+    for (const email of ['jo', 'kim', 'lu', 'beta', 'vi'])
       expect(await donorByEmail(`${email}@example.org`)).toBeNull();
     const household = await service.call<{ member_ids: number[] }>(
       'GET',

@@ -71,7 +71,7 @@ function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue
   return raw.map((row): RowBody | null => {
     if (file.format === 'csv')
       return Array.isArray(row) ? bodyOfCells(resource, file.columns, row.map(String)) : null;
-    return isJsonObject(row) ? { body: { ...row }, columnOf: {} } : null;
+    return isJsonObject(row) ? { body: { ...row }, columnOf: {}, problems: [] } : null;
   });
 }
 
@@ -368,7 +368,7 @@ export async function prepareChunk(
       command: imp.resource === 'donors' ? createDonor : createGift,
       params: {},
       body: body ?? {},
-      found: [],
+      found: [...(row?.problems ?? [])],
       covered: [],
       namedBy: { ...row?.columnOf },
       household: null,

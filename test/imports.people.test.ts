@@ -330,7 +330,7 @@ describe('household_external_id', () => {
   test('a Household row is found by the later rows of the same file, in its chunk or after', async () => {
     const csv = [
       'role,first_name,last_name,organization_name,email,external_id,household_external_id',
-      // Chunks of 2 rows: rows 2–3, 4–5, 6–7, 8–9, 10.
+      // Chunks of 2 rows: rows 2–3, 4–5, 6–7, 8–9, 10–11, 12.
       'Household,,Moss,,,HH-MOSS,',
       'Individual,Max,Moss,,max@example.org,,HH-MOSS',
       'Individual,Mia,Moss,,mia@example.org,,HH-MOSS',
@@ -343,18 +343,22 @@ describe('household_external_id', () => {
       // Judged against the household as it will be: only an Individual joins one.
       'Organization,,,Moss Ltd,ltd@example.org,,HH-MOSS',
       'Individual,Ray,Moss,,ray@example.org,,HH-MOSS',
+      // A donor of the file that is no household is refused as an existing one is.
+      'Organization,,,Moss Trading,,ORG-MOSS,',
+      'Individual,Sid,Moss,,sid@example.org,,ORG-MOSS',
     ].join('\n');
     const expected = [
       { row: 5, errors: [{ param: 'last_name', code: 'required' }] },
       { row: 6, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 7, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 9, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
+      { row: 12, errors: [{ param: 'household_external_id', code: 'invalid_value' }] },
     ];
     const dry = await upload(service, 'resource=donors&dry_run=true', csv);
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'validated',
-      rows_succeeded: 5,
-      rows_failed: 4,
+      rows_succeeded: 6,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     const judged = await rowErrors(service, dry.body.id);
@@ -364,7 +368,7 @@ describe('household_external_id', () => {
     // The judgement's stand-in household is gone with it.
     expect(
       await service.db.oneFirst(sql.unsafe`
-      SELECT count(*)::int FROM donors WHERE external_id IN ('HH-MOSS', 'HH-LATE')`),
+      SELECT count(*)::int FROM donors WHERE external_id IN ('HH-MOSS', 'HH-LATE', 'ORG-MOSS')`),
     ).toBe(0);
 
     const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
@@ -374,8 +378,8 @@ describe('household_external_id', () => {
     expect(commit.status).toBe(200);
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'completed',
-      rows_succeeded: 5,
-      rows_failed: 4,
+      rows_succeeded: 6,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     const moss = Number(
@@ -387,14 +391,14 @@ describe('household_external_id', () => {
     expect(members.map((member) => member?.household_id)).toEqual([moss, moss, moss]);
     const household = await service.call<{ member_ids: number[] }>('GET', `/api/v1/donors/${moss}`);
     expect(household.body.member_ids).toEqual(members.map((member) => member!.id));
-    for (const name of ['bo', 'eve', 'ltd'])
+    for (const name of ['bo', 'eve', 'ltd', 'sid'])
       expect(await donorByEmail(`${name}@example.org`)).toBeNull();
     // One donor.created per donor written, the stand-ins none.
     expect(
       await service.db.oneFirst(sql.unsafe`
       SELECT count(*)::int FROM events
       WHERE type = 'donor.created' AND request_id = (SELECT request_id FROM imports WHERE id = ${dry.body.id})`),
-    ).toBe(5);
+    ).toBe(6);
   });
 
   test('JSON rows take it too (a household of the same file included); another institution’s external id finds nothing', async () => {

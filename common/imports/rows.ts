@@ -13,6 +13,7 @@ import { insertEvents, previousAttributes, type OutboxEvent } from '../events/ou
 import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
+import { donorRoles } from '../resources/donors/schema.js';
 import { createGift } from '../resources/gifts/commands.js';
 import { checkReferencesAt } from '../resources/checks.js';
 import { bodyOfCells, parseDesignationText, type RowBody } from './columns.js';
@@ -51,10 +52,10 @@ interface Prepared {
    */
   namedBy: Record<string, string>;
   /**
-   * The external id of the household an earlier row of the same file creates, which this row
-   * joins: not yet a donor when the chunk is prepared, so it is found as the row is written.
+   * The donor an earlier row of the same file creates, which this row names as its household:
+   * not yet a donor when the chunk is prepared, so it is found as the row is written.
    */
-  household: string | null;
+  household: EarlierDonor | null;
 }
 
 const idCode = z.object({ id: z.number(), key: z.string() });
@@ -249,17 +250,24 @@ function resolveCoding(body: JsonObject, found: Lookups, prepared: Prepared): vo
   }
 }
 
+/** A donor row earlier in the file, by its external id: its place and its role. */
+interface EarlierDonor {
+  externalId: string;
+  row: number;
+  role: string;
+}
+
 /**
  * An Individual's household named by `household_external_id` (the household donor's
  * `external_id`) instead of `household_id`; the command then judges the id as it judges any (a
  * donor that is no Household, a row that is no Individual), on the column. A household not yet
- * a donor may be a Household row earlier in the same file (`households`: each external id's
- * first such row): the row joins it as it is written (runRow).
+ * a donor may be a row earlier in the same file (`households`: each external id's first row):
+ * the row joins it as it is written (runRow).
  */
 function resolveHousehold(
   body: JsonObject,
   found: Lookups,
-  households: ReadonlyMap<string, number>,
+  households: ReadonlyMap<string, EarlierDonor>,
   prepared: Prepared,
 ): void {
   const column = 'household_external_id';
@@ -279,8 +287,8 @@ function resolveHousehold(
   } else if (id !== undefined) {
     body.household_id = id;
     prepared.namedBy.household_id = column;
-  } else if (earlierRow !== undefined && earlierRow < prepared.row) {
-    prepared.household = externalId;
+  } else if (earlierRow !== undefined && earlierRow.row < prepared.row) {
+    prepared.household = earlierRow;
     prepared.namedBy.household_id = column;
   } else {
     prepared.found.push(notFound(column, 'donor'));
@@ -289,8 +297,11 @@ function resolveHousehold(
 }
 
 /**
- * The first Household row of the file, up to the chunk's last row, of each external id the
- * chunk's rows name as their household and no donor has yet: one query over the stored file.
+ * The first donor row of the file, up to the chunk's last row, of each external id the chunk's
+ * rows name as their household and no donor has yet: one query over the stored file. Any role
+ * counts, as that row will be a donor of its role when the member's row is written, so that a
+ * row naming an Organization of the file is refused as one naming an existing Organization
+ * (`invalid_value`); a row whose role is none of the roles will be no donor, so is not one.
  */
 async function householdRowsOfFile(
   db: DatabaseTransactionConnection,
@@ -298,18 +309,21 @@ async function householdRowsOfFile(
   file: FileRow,
   externalIds: string[],
   lastRow: number,
-): Promise<Map<string, number>> {
+): Promise<Map<string, EarlierDonor>> {
   const role = cellOfFile(file, 'role');
   const externalId = cellOfFile(file, 'external_id');
   if (!externalIds.length || !role || !externalId) return new Map();
-  const rows = await db.any(sql.type(z.object({ key: z.string(), row: z.number() }))`
-    SELECT trim(${externalId}) AS key, min(c.first_row + r.ordinality::int - 1)::int AS row
+  const rows = await db.any(sql.type(
+    z.object({ externalId: z.string(), row: z.number(), role: z.string() }),
+  )`
+    SELECT DISTINCT ON (1) trim(${externalId}) AS "externalId",
+           c.first_row + r.ordinality::int - 1 AS row, ${role} AS role
     FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
     WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}
-      AND c.first_row <= ${lastRow} AND ${role} = 'Household'
+      AND c.first_row <= ${lastRow} AND ${role} = ANY(${sql.array([...donorRoles], 'text')})
       AND trim(${externalId}) = ANY(${sql.array(externalIds, 'text')})
-    GROUP BY 1`);
-  return new Map(rows.map((row) => [row.key, row.row]));
+    ORDER BY 1, 2`);
+  return new Map(rows.map((row) => [row.externalId, row]));
 }
 
 /** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
@@ -360,7 +374,7 @@ export async function prepareChunk(
           ),
           firstRow + raw.length - 1,
         )
-      : new Map<string, number>();
+      : new Map<string, EarlierDonor>();
   return rows.map((row, index) => {
     const body = row?.body ?? null;
     const prepared: Prepared = {
@@ -473,9 +487,9 @@ class Judged extends Error {
 
 /**
  * Judges a row that joins a household an earlier row of the file creates, before anything is
- * written: against a household as that row will write it (a new Household, no members yet), put
- * in a savepoint for the judgement and taken back with it. So the command judges every rule of
- * `household_id` itself, and a dry run says what the commit does.
+ * written: against the donor as that row will write it (a new donor of its role, a Household with
+ * no members yet), put in a savepoint for the judgement and taken back with it. So the command
+ * judges every rule of `household_id` itself, and a dry run says what the commit does.
  */
 async function judgeJoining(
   db: DatabaseTransactionConnection,
@@ -483,7 +497,7 @@ async function judgeJoining(
   prepared: Prepared,
   execute: (db: DatabaseTransactionConnection) => Promise<CommandOutcome>,
 ): Promise<CommandOutcome> {
-  const externalId = prepared.household!;
+  const { externalId, role } = prepared.household!;
   try {
     await db.transaction(async (inner) => {
       // Another write may have created it meanwhile: then that one is the household.
@@ -491,7 +505,7 @@ async function judgeJoining(
         (await inner.maybeOneFirst(sql.type(donorId)`
           INSERT INTO donors (institution_id, role, last_name, external_id, status,
                               gives_anonymously)
-          VALUES (${institutionId}, 'Household', ${externalId}, ${externalId}, 'active', false)
+          VALUES (${institutionId}, ${role}, ${externalId}, ${externalId}, 'active', false)
           ON CONFLICT DO NOTHING
           RETURNING id`)) ?? (await householdOfFile(inner, institutionId, externalId));
       prepared.body.household_id = id;
@@ -518,7 +532,7 @@ export async function runRow(
       : { row, kind: 'skipped' };
   if (prepared.household !== null && !mode.dryRun) {
     // Found afresh on every run: a chunk run again row by row writes the household anew.
-    const id = await householdOfFile(db, institution.id, prepared.household);
+    const id = await householdOfFile(db, institution.id, prepared.household.externalId);
     if (id === null)
       return {
         row,

@@ -477,6 +477,48 @@ describe('household_external_id', () => {
     ).toBe(0);
   });
 
+  test('a household whose external id changes between the dry run and the commit: the row fails, and nothing of it is written', async () => {
+    const household = await createDonor({
+      role: 'Household',
+      last_name: 'Race',
+      external_id: 'HH-RACE',
+    });
+    const csv = [
+      'role,first_name,last_name,email,household_external_id',
+      'Individual,Rae,Race,rae@example.org,HH-RACE',
+    ].join('\n');
+    const dry = await upload(service, 'resource=donors&dry_run=true', csv);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'validated',
+      rows_succeeded: 1,
+    });
+    const renamed = await service.call('PATCH', `/api/v1/donors/${household.id}`, {
+      body: { external_id: 'HH-RACE-2' },
+      headers: { 'Idempotency-Key': 'rename-hh-race' },
+    });
+    expect(renamed.status).toBe(200);
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 0,
+      rows_failed: 1,
+    });
+    expect(await errorsOf(dry.body.id)).toEqual([
+      { row: 2, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
+    ]);
+    expect(await donorByEmail('rae@example.org')).toBeNull();
+    expect(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM events
+        WHERE request_id = (SELECT request_id FROM imports WHERE id = ${dry.body.id})
+          AND type = 'donor.created'`),
+    ).toBe(0);
+  });
+
   test('on_match update joins an existing donor to its household', async () => {
     await createDonor({
       role: 'Individual',

@@ -545,21 +545,25 @@ export async function runRow(
   const now = new Date().toISOString();
   // The row's own: a row that fails takes back its consequences with its write.
   const consequences: Consequence[] = [];
-  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups, consequences };
+  // A row whose names found nothing (while writing: a household or donor whose external id
+  // changed since the row was judged) fails whatever its command says, so it is only judged:
+  // written, it would stay behind a failed row, without its event.
+  const dryRun = mode.dryRun || prepared.found.length > 0;
+  const context = { institution, dryRun, now, lookups: mode.lookups, consequences };
   try {
     const outcome =
       prepared.household !== null && mode.dryRun
         ? await judgeJoining(db, institution.id, prepared, (inner) =>
             command.execute({ db: inner, ...context }, request),
           )
-        : mode.dryRun || !mode.savepoint
+        : dryRun || !mode.savepoint
           ? await command.execute({ db, ...context }, request)
           : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
     return { row, kind: 'written', command, outcome, consequences };
   } catch (error) {
     // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
-    if (!mode.dryRun && !mode.savepoint) throw error;
+    if (!dryRun && !mode.savepoint) throw error;
     const covered = (param: string | null) =>
       param !== null &&
       prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));

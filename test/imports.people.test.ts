@@ -519,6 +519,30 @@ describe('household_external_id', () => {
     ).toBe(0);
   });
 
+  test('on_match skip: a household row of the file that matches an existing donor by email stands for it, and its members join it', async () => {
+    const existing = await createDonor({
+      role: 'Household',
+      last_name: 'Skipper',
+      email: 'skippers@example.org',
+      external_id: 'HH-SKIPPER-OLD',
+    });
+    const csv = [
+      'role,first_name,last_name,email,external_id,household_external_id',
+      'Household,,Skipper,SKIPPERS@example.org,HH-SKIPPER,',
+      'Individual,Sam,Skipper,sam.skipper@example.org,,HH-SKIPPER',
+    ].join('\n');
+    const dry = await upload(service, 'resource=donors&on_match=skip&dry_run=true', csv);
+    const judged = { rows_succeeded: 1, rows_failed: 0, rows_skipped: 1 };
+    expect(await settled(service, dry.body.id)).toMatchObject({ status: 'validated', ...judged });
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({ status: 'completed', ...judged });
+    expect((await donorByEmail('sam.skipper@example.org'))?.household_id).toBe(existing.id);
+  });
+
   test('on_match update joins an existing donor to its household', async () => {
     await createDonor({
       role: 'Individual',

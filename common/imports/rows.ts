@@ -76,6 +76,25 @@ function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue
   });
 }
 
+/** Donors by their emails (lowercased), a merged donor's email finding its survivor. */
+async function donorsByEmail(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  emails: string[],
+) {
+  // A live donor holding the same value as a merged one's comes last, and so wins.
+  return emails.length
+    ? db.any(sql.type(idCode)`
+        SELECT merged_into_id AS id, lower(merged_email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(merged_email) = ANY(${sql.array(emails, 'text')})
+        UNION ALL
+        SELECT id, lower(email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
+    : [];
+}
+
 /**
  * Fund codes, donors' external ids and emails, and campaign and appeal codes of a chunk, each
  * kind in one query. Campaign and appeal codes are unique without regard to case, and match so.
@@ -125,16 +144,7 @@ async function lookups(
         WHERE institution_id = ${institutionId}
           AND external_id = ANY(${sql.array(externalIds, 'text')})`)
     : [];
-  const byEmail = emails.length
-    ? await db.any(sql.type(idCode)`
-        SELECT merged_into_id AS id, lower(merged_email) AS key FROM donors
-        WHERE institution_id = ${institutionId}
-          AND lower(merged_email) = ANY(${sql.array(emails, 'text')})
-        UNION ALL
-        SELECT id, lower(email) AS key FROM donors
-        WHERE institution_id = ${institutionId}
-          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
-    : [];
+  const byEmail = await donorsByEmail(db, institutionId, emails);
   const byCode = (table: 'campaigns' | 'appeals', codes: string[]) =>
     codes.length
       ? db.any(sql.type(idCode)`
@@ -255,6 +265,12 @@ interface EarlierDonor {
   externalId: string;
   row: number;
   role: string;
+  email: string | null;
+  /**
+   * The existing donor the row matches by its email, under on_match `skip` or `update`: the row
+   * stands for that donor (skipped, or updated with the external id), so its members join it.
+   */
+  matched?: number;
 }
 
 /**
@@ -288,7 +304,8 @@ function resolveHousehold(
     body.household_id = id;
     prepared.namedBy.household_id = column;
   } else if (earlierRow !== undefined && earlierRow.row < prepared.row) {
-    prepared.household = earlierRow;
+    if (earlierRow.matched !== undefined) body.household_id = earlierRow.matched;
+    else prepared.household = earlierRow;
     prepared.namedBy.household_id = column;
   } else {
     prepared.found.push(notFound(column, 'donor'));
@@ -312,18 +329,39 @@ async function householdRowsOfFile(
 ): Promise<Map<string, EarlierDonor>> {
   const role = cellOfFile(file, 'role');
   const externalId = cellOfFile(file, 'external_id');
+  const email = cellOfFile(file, 'email') ?? sql.fragment`NULL`;
   if (!externalIds.length || !role || !externalId) return new Map();
   const rows = await db.any(sql.type(
-    z.object({ externalId: z.string(), row: z.number(), role: z.string() }),
+    z.object({
+      externalId: z.string(),
+      row: z.number(),
+      role: z.string(),
+      email: z.string().nullable(),
+    }),
   )`
     SELECT DISTINCT ON (1) trim(${externalId}) AS "externalId",
-           c.first_row + r.ordinality::int - 1 AS row, ${role} AS role
+           c.first_row + r.ordinality::int - 1 AS row, ${role} AS role,
+           nullif(lower(trim(${email})), '') AS email
     FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
     WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}
       AND c.first_row <= ${lastRow} AND ${role} = ANY(${sql.array([...donorRoles], 'text')})
       AND trim(${externalId}) = ANY(${sql.array(externalIds, 'text')})
     ORDER BY 1, 2`);
-  return new Map(rows.map((row) => [row.externalId, row]));
+  const matched =
+    imp.on_match === 'error'
+      ? new Map<string, number>()
+      : new Map(
+          (
+            await donorsByEmail(
+              db,
+              imp.institution_id,
+              distinct(rows.map((row) => row.email ?? undefined)),
+            )
+          ).map((row) => [row.key, row.id]),
+        );
+  return new Map(
+    rows.map((row) => [row.externalId, { ...row, matched: matched.get(row.email ?? '') }]),
+  );
 }
 
 /** A donor row that matches an existing donor (by external_id, else email) follows on_match. */

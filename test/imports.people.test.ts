@@ -184,30 +184,68 @@ describe('contact points one cell per field', () => {
     expect(row!.errors).toEqual(single.body.error.errors);
   });
 
-  test('a file naming a list both as a JSON cell and cell by cell is refused, naming both', async () => {
-    const before = [await service.count('import_files'), await service.count('imports')];
+  test('a row filling a list both as a JSON cell and cell by cell fails on the JSON column; rows filling one form are written', async () => {
     const csv = [
-      'role,first_name,last_name,emails,emails.0.address,emails.0.type',
-      'Individual,Gil,Mixed,[],gil@example.org,home',
+      'role,first_name,last_name,email,emails,emails.0.address,emails.0.type,phones,phones.1.number,phones.1.type',
+      // Both forms of emails: the row fails on `emails`, naming the cells.
+      'Individual,Gil,Mixed,gil@example.org,"[{""address"":""gil.home@example.org"",""type"":""home""}]",gil.work@example.org,work,,,',
+      // Only the JSON cell of emails, only the cells of phones.
+      'Individual,Hana,Json,hana@example.org,"[{""address"":""hana.home@example.org"",""type"":""home""}]",,,,555 0102,mobile',
+      // Only the cells of emails, only the JSON cell of phones.
+      'Individual,Ivo,Cells,ivo@example.org,,ivo.work@example.org,work,"[{""number"":""555 0103"",""type"":""home""}]",,',
+      // Both forms of phones, and the command still judges the rest of the row.
+      'Individual,Jan,,jan@example.org,,,,"[{""number"":""555 0104"",""type"":""home""}]",555 0105,work',
     ].join('\n');
-    const answer = await upload(service, 'resource=donors', csv);
-    expect(answer.status).toBe(422);
-    expect(answer.body).toMatchObject({
-      error: {
-        type: 'invalid_request_error',
-        code: 'validation_failed',
+    const expected = [
+      { row: 2, errors: [{ param: 'emails', code: 'not_allowed' }] },
+      {
+        row: 5,
         errors: [
-          {
-            param: 'columns.3',
-            code: 'not_allowed',
-            message: expect.stringContaining(
-              '"emails" (the list as a JSON cell) and "emails.0.address", "emails.0.type"',
-            ),
-          },
+          { param: 'phones', code: 'not_allowed' },
+          { param: 'last_name', code: 'required' },
         ],
       },
+    ];
+    const dry = await upload(service, 'resource=donors&dry_run=true', csv);
+    expect(dry.status).toBe(202);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'validated',
+      rows_succeeded: 2,
+      rows_failed: 2,
     });
-    expect([await service.count('import_files'), await service.count('imports')]).toEqual(before);
+    expect(await errorsOf(dry.body.id)).toEqual(expected);
+    const [gil] = await rowErrors(service, dry.body.id);
+    expect(gil!.errors[0]!.message).toBe(
+      '"emails" (the list as a JSON cell) and "emails.0.address", "emails.0.type" (its elements cell by cell) both fill the list: fill one form or the other',
+    );
+    expect(await donorByEmail('hana@example.org')).toBeNull();
+
+    // The commit does what the dry run said.
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 2,
+      rows_failed: 2,
+    });
+    expect(await errorsOf(dry.body.id)).toEqual(expected);
+    expect(await donorByEmail('gil@example.org')).toBeNull();
+    expect(await donorByEmail('jan@example.org')).toBeNull();
+    expect(await donorByEmail('hana@example.org')).toMatchObject({
+      emails: [{ address: 'hana.home@example.org', type: 'home', status: 'active' }],
+      phones: [{ number: '555 0102', type: 'mobile', status: 'active' }],
+    });
+    expect(await donorByEmail('ivo@example.org')).toMatchObject({
+      emails: [{ address: 'ivo.work@example.org', type: 'work', status: 'active' }],
+      phones: [{ number: '555 0103', type: 'home', status: 'active' }],
+    });
+    const download = await fetch(`${service.api.url}/api/v1/imports/${dry.body.id}/errors.csv`, {
+      headers: { 'X-Service-API-Key': service.tenant.key },
+    });
+    expect(await download.text()).toContain('fill one form or the other (not_allowed)');
   });
 
   test('an element past the list’s bound, or a field elements do not have, is an unknown column', async () => {
@@ -252,15 +290,17 @@ describe('household_external_id', () => {
       `Individual,Kim,Nowhere,,kim@example.org,,HH-OTHER`,
       `Individual,Lu,Acme,,lu@example.org,,ORG-1`,
       `Organization,,,Beta,beta@example.org,,HH-1`,
+      `Individual,Vi,Nobody,,vi@example.org,,HH-NOWHERE`,
     ].join('\n');
     const dry = await upload(service, 'resource=donors&dry_run=true', csv);
     const validated = await settled(service, dry.body.id);
-    expect(validated).toMatchObject({ status: 'validated', rows_succeeded: 1, rows_failed: 4 });
+    expect(validated).toMatchObject({ status: 'validated', rows_succeeded: 1, rows_failed: 5 });
     const expected = [
       { row: 3, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
       { row: 4, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 5, errors: [{ param: 'household_external_id', code: 'invalid_value' }] },
       { row: 6, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
+      { row: 7, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
     ];
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     expect(await donorByEmail('ira@example.org')).toBeNull();
@@ -274,11 +314,11 @@ describe('household_external_id', () => {
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'completed',
       rows_succeeded: 1,
-      rows_failed: 4,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     expect((await donorByEmail('ira@example.org'))?.household_id).toBe(householdId);
-    for (const email of ['jo', 'kim', 'lu', 'beta'])
+    for (const email of ['jo', 'kim', 'lu', 'beta', 'vi'])
       expect(await donorByEmail(`${email}@example.org`)).toBeNull();
     const household = await service.call<{ member_ids: number[] }>(
       'GET',
@@ -290,7 +330,7 @@ describe('household_external_id', () => {
   test('a Household row is found by the later rows of the same file, in its chunk or after', async () => {
     const csv = [
       'role,first_name,last_name,organization_name,email,external_id,household_external_id',
-      // Chunks of 2 rows: rows 2–3, 4–5, 6–7, 8–9, 10.
+      // Chunks of 2 rows: rows 2–3, 4–5, 6–7, 8–9, 10–11, 12.
       'Household,,Moss,,,HH-MOSS,',
       'Individual,Max,Moss,,max@example.org,,HH-MOSS',
       'Individual,Mia,Moss,,mia@example.org,,HH-MOSS',
@@ -303,18 +343,22 @@ describe('household_external_id', () => {
       // Judged against the household as it will be: only an Individual joins one.
       'Organization,,,Moss Ltd,ltd@example.org,,HH-MOSS',
       'Individual,Ray,Moss,,ray@example.org,,HH-MOSS',
+      // A donor of the file that is no household is refused as an existing one is.
+      'Organization,,,Moss Trading,,ORG-MOSS,',
+      'Individual,Sid,Moss,,sid@example.org,,ORG-MOSS',
     ].join('\n');
     const expected = [
       { row: 5, errors: [{ param: 'last_name', code: 'required' }] },
       { row: 6, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 7, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
       { row: 9, errors: [{ param: 'household_external_id', code: 'not_allowed' }] },
+      { row: 12, errors: [{ param: 'household_external_id', code: 'invalid_value' }] },
     ];
     const dry = await upload(service, 'resource=donors&dry_run=true', csv);
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'validated',
-      rows_succeeded: 5,
-      rows_failed: 4,
+      rows_succeeded: 6,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     const judged = await rowErrors(service, dry.body.id);
@@ -324,7 +368,7 @@ describe('household_external_id', () => {
     // The judgement's stand-in household is gone with it.
     expect(
       await service.db.oneFirst(sql.unsafe`
-      SELECT count(*)::int FROM donors WHERE external_id IN ('HH-MOSS', 'HH-LATE')`),
+      SELECT count(*)::int FROM donors WHERE external_id IN ('HH-MOSS', 'HH-LATE', 'ORG-MOSS')`),
     ).toBe(0);
 
     const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
@@ -334,8 +378,8 @@ describe('household_external_id', () => {
     expect(commit.status).toBe(200);
     expect(await settled(service, dry.body.id)).toMatchObject({
       status: 'completed',
-      rows_succeeded: 5,
-      rows_failed: 4,
+      rows_succeeded: 6,
+      rows_failed: 5,
     });
     expect(await errorsOf(dry.body.id)).toEqual(expected);
     const moss = Number(
@@ -347,14 +391,14 @@ describe('household_external_id', () => {
     expect(members.map((member) => member?.household_id)).toEqual([moss, moss, moss]);
     const household = await service.call<{ member_ids: number[] }>('GET', `/api/v1/donors/${moss}`);
     expect(household.body.member_ids).toEqual(members.map((member) => member!.id));
-    for (const name of ['bo', 'eve', 'ltd'])
+    for (const name of ['bo', 'eve', 'ltd', 'sid'])
       expect(await donorByEmail(`${name}@example.org`)).toBeNull();
     // One donor.created per donor written, the stand-ins none.
     expect(
       await service.db.oneFirst(sql.unsafe`
       SELECT count(*)::int FROM events
       WHERE type = 'donor.created' AND request_id = (SELECT request_id FROM imports WHERE id = ${dry.body.id})`),
-    ).toBe(5);
+    ).toBe(6);
   });
 
   test('JSON rows take it too (a household of the same file included); another institution’s external id finds nothing', async () => {
@@ -431,6 +475,72 @@ describe('household_external_id', () => {
         SELECT count(*)::int FROM donors WHERE institution_id = ${other.institutionId}
           AND household_id IS NOT NULL`),
     ).toBe(0);
+  });
+
+  test('a household whose external id changes between the dry run and the commit: the row fails, and nothing of it is written', async () => {
+    const household = await createDonor({
+      role: 'Household',
+      last_name: 'Race',
+      external_id: 'HH-RACE',
+    });
+    const csv = [
+      'role,first_name,last_name,email,household_external_id',
+      'Individual,Rae,Race,rae@example.org,HH-RACE',
+    ].join('\n');
+    const dry = await upload(service, 'resource=donors&dry_run=true', csv);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'validated',
+      rows_succeeded: 1,
+    });
+    const renamed = await service.call('PATCH', `/api/v1/donors/${household.id}`, {
+      body: { external_id: 'HH-RACE-2' },
+      headers: { 'Idempotency-Key': 'rename-hh-race' },
+    });
+    expect(renamed.status).toBe(200);
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({
+      status: 'completed',
+      rows_succeeded: 0,
+      rows_failed: 1,
+    });
+    expect(await errorsOf(dry.body.id)).toEqual([
+      { row: 2, errors: [{ param: 'household_external_id', code: 'reference_not_found' }] },
+    ]);
+    expect(await donorByEmail('rae@example.org')).toBeNull();
+    expect(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT count(*)::int FROM events
+        WHERE request_id = (SELECT request_id FROM imports WHERE id = ${dry.body.id})
+          AND type = 'donor.created'`),
+    ).toBe(0);
+  });
+
+  test('on_match skip: a household row of the file that matches an existing donor by email stands for it, and its members join it', async () => {
+    const existing = await createDonor({
+      role: 'Household',
+      last_name: 'Skipper',
+      email: 'skippers@example.org',
+      external_id: 'HH-SKIPPER-OLD',
+    });
+    const csv = [
+      'role,first_name,last_name,email,external_id,household_external_id',
+      'Household,,Skipper,SKIPPERS@example.org,HH-SKIPPER,',
+      'Individual,Sam,Skipper,sam.skipper@example.org,,HH-SKIPPER',
+    ].join('\n');
+    const dry = await upload(service, 'resource=donors&on_match=skip&dry_run=true', csv);
+    const judged = { rows_succeeded: 1, rows_failed: 0, rows_skipped: 1 };
+    expect(await settled(service, dry.body.id)).toMatchObject({ status: 'validated', ...judged });
+    const commit = await service.call('POST', `/api/v1/imports/${dry.body.id}/commit`, {
+      body: {},
+      headers: { 'Idempotency-Key': `commit-${dry.body.id}` },
+    });
+    expect(commit.status).toBe(200);
+    expect(await settled(service, dry.body.id)).toMatchObject({ status: 'completed', ...judged });
+    expect((await donorByEmail('sam.skipper@example.org'))?.household_id).toBe(existing.id);
   });
 
   test('on_match update joins an existing donor to its household', async () => {

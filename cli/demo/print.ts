@@ -153,8 +153,10 @@ export function readyScreen({ apiUrl, adminToken, database, kept, demo, totals }
     '#    Idempotency-Key on every retry, so here it replays the gift of command 2:',
     clientLine(apiUrl, key, gift, giftKey),
     '',
-    '# 4. Import a spreadsheet (a dry run): the sample has 9 donors, 3 of them with deliberate',
-    '#    errors; then GET /api/v1/imports/{id}/errors, or .../errors.csv to fix and upload again.',
+    '# 4. Import a spreadsheet (a dry run): the sample has 10 donors, 3 of them with deliberate',
+    '#    errors, and one joining the household of an earlier row by household_external_id, with',
+    '#    a work email and a winter address as cells (emails.0.address, addresses.0.seasonal_from);',
+    '#    then GET /api/v1/imports/{id}/errors, or .../errors.csv to fix and upload again.',
     `DGS_API_KEY=${key} DGS_API_URL=${apiUrl} npm run -s admin -- import --resource donors --dry-run cli/demo/sample-donors.csv`,
     '',
     ...(demo.statementId === null

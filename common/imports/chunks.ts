@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Institution } from '../commands/command.js';
 import { findInstitution } from '../institutions.js';
 import type { JsonValue } from '../json.js';
+import { donorRoles } from '../resources/donors/schema.js';
 import { cellOfFile, findFile, findImport, importColumns } from './queries.js';
 import {
   insertRecordEvents,
@@ -296,8 +297,8 @@ async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, 
 
 /**
  * Rows that join a household an earlier row of the file creates (`household_external_id`, no
- * donor having that external id) when that row has errors: it will not be written, so neither
- * will they. Reported here, once every chunk is judged, so that the dry run says what the commit
+ * donor having that external id; the first row of any role with it, as rows.ts finds it) when
+ * that row has errors: it will not be written, so neither will they. Reported here, once every chunk is judged, so that the dry run says what the commit
  * would do. Found over the whole file in one query.
  */
 async function reportUnwrittenHouseholds(
@@ -320,7 +321,7 @@ async function reportUnwrittenHouseholds(
       WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}),
     households AS (
       SELECT trim(${externalId}) AS key, min(row_number) AS row_number
-      FROM rows WHERE ${role} = 'Household' GROUP BY 1),
+      FROM rows WHERE ${role} = ANY(${sql.array([...donorRoles], 'text')}) GROUP BY 1),
     unwritten AS (
       SELECT m.row_number, h.row_number AS household_row
       FROM rows m JOIN households h ON h.key = trim(${member}) AND h.row_number < m.row_number

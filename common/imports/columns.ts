@@ -153,10 +153,7 @@ const isKnown = (resource: ImportResource, column: string, known: Set<string>) =
   flattenedLists[resource].includes(column) ||
   flattenedColumn(resource, column) !== null;
 
-/**
- * The header's problems: unknown columns, columns named twice, and a list named both as a JSON
- * cell and as cells of its elements (two answers for one field), each reported by name.
- */
+/** The header's problems: unknown columns and columns named twice, each reported by name. */
 export function headerProblems(resource: ImportResource, header: readonly string[]): FieldError[] {
   const known = new Set(knownColumns(resource));
   const problems: FieldError[] = [];
@@ -174,21 +171,6 @@ export function headerProblems(resource: ImportResource, header: readonly string
         message: `"${column}" is named twice`,
       });
   });
-  for (const field of flattenedLists[resource]) {
-    const whole = header.indexOf(field);
-    const cells = header.filter((column) => flattenedColumn(resource, column)?.field === field);
-    if (whole >= 0 && cells.length)
-      problems.push({
-        param: `columns.${whole}`,
-        code: 'not_allowed',
-        message: `"${field}" (the list as a JSON cell) and ${cells
-          .slice(0, 3)
-          .map((column) => `"${column}"`)
-          .join(
-            ', ',
-          )}${cells.length > 3 ? ', …' : ''} (its elements cell by cell) name the same list: use one form or the other`,
-      });
-  }
   return problems;
 }
 
@@ -241,6 +223,11 @@ export interface RowBody {
    * element 1 empty): an error of the write on the element names the column it came from.
    */
   columnOf: Record<string, string>;
+  /**
+   * A list the row fills both as its JSON cell and cell by cell: two answers for one field, so
+   * the row fails on the JSON column and the list is not sent (the command judges the rest).
+   */
+  problems: FieldError[];
 }
 
 /**
@@ -250,7 +237,8 @@ export interface RowBody {
  * (`fund_code:amount;...`: its fund codes are looked up with the chunk's, see rows.ts). The cells
  * of `emails.N.*` build element N of `emails`; an N whose cells are all empty is no element, and
  * the elements keep the order of their N, gaps closed (`emails.0` and `emails.2` are the list's
- * two elements).
+ * two elements). A row may fill a list one way or the other, not both: a file may carry both
+ * forms' columns, and each row is judged by the cells it fills.
  */
 export function bodyOfCells(
   resource: ImportResource,
@@ -281,14 +269,33 @@ export function bodyOfCells(
     else parent[name] = schema ? readCell(kindOf(schema), cell) : cell;
   });
   const columnOf: Record<string, string> = {};
+  const problems: FieldError[] = [];
   for (const [field, list] of elements) {
+    if (body[field] !== undefined) {
+      const filled = header.filter(
+        (column, index) =>
+          (cells[index] ?? '') !== '' && flattenedColumn(resource, column)?.field === field,
+      );
+      problems.push({
+        param: field,
+        code: 'not_allowed',
+        message: `"${field}" (the list as a JSON cell) and ${filled
+          .slice(0, 3)
+          .map((column) => `"${column}"`)
+          .join(
+            ', ',
+          )}${filled.length > 3 ? ', …' : ''} (its elements cell by cell) both fill the list: fill one form or the other`,
+      });
+      delete body[field];
+      continue;
+    }
     const ordered = [...list.entries()].sort(([a], [b]) => a - b);
     body[field] = ordered.map(([, fields]) => fields);
     ordered.forEach(([index], place) => {
       if (index !== place) columnOf[`${field}.${place}`] = `${field}.${index}`;
     });
   }
-  return { body, columnOf };
+  return { body, columnOf, problems };
 }
 
 /** `GEN:60;ATH:40.50` → its parts; null when the text is not of that form. */

@@ -13,6 +13,7 @@ import { insertEvents, previousAttributes, type OutboxEvent } from '../events/ou
 import { consequenceTypeOf, eventTypeOf } from '../events/types.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { createDonor, updateDonorCommand } from '../resources/donors/commands.js';
+import { donorRoles } from '../resources/donors/schema.js';
 import { createGift } from '../resources/gifts/commands.js';
 import { checkReferencesAt } from '../resources/checks.js';
 import { bodyOfCells, parseDesignationText, type RowBody } from './columns.js';
@@ -51,10 +52,10 @@ interface Prepared {
    */
   namedBy: Record<string, string>;
   /**
-   * The external id of the household an earlier row of the same file creates, which this row
-   * joins: not yet a donor when the chunk is prepared, so it is found as the row is written.
+   * The donor an earlier row of the same file creates, which this row names as its household:
+   * not yet a donor when the chunk is prepared, so it is found as the row is written.
    */
-  household: string | null;
+  household: EarlierDonor | null;
 }
 
 const idCode = z.object({ id: z.number(), key: z.string() });
@@ -71,8 +72,27 @@ function bodiesOf(file: FileRow, resource: ImportRow['resource'], raw: JsonValue
   return raw.map((row): RowBody | null => {
     if (file.format === 'csv')
       return Array.isArray(row) ? bodyOfCells(resource, file.columns, row.map(String)) : null;
-    return isJsonObject(row) ? { body: { ...row }, columnOf: {} } : null;
+    return isJsonObject(row) ? { body: { ...row }, columnOf: {}, problems: [] } : null;
   });
+}
+
+/** Donors by their emails (lowercased), a merged donor's email finding its survivor. */
+async function donorsByEmail(
+  db: DatabaseTransactionConnection,
+  institutionId: number,
+  emails: string[],
+) {
+  // A live donor holding the same value as a merged one's comes last, and so wins.
+  return emails.length
+    ? db.any(sql.type(idCode)`
+        SELECT merged_into_id AS id, lower(merged_email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(merged_email) = ANY(${sql.array(emails, 'text')})
+        UNION ALL
+        SELECT id, lower(email) AS key FROM donors
+        WHERE institution_id = ${institutionId}
+          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
+    : [];
 }
 
 /**
@@ -124,16 +144,7 @@ async function lookups(
         WHERE institution_id = ${institutionId}
           AND external_id = ANY(${sql.array(externalIds, 'text')})`)
     : [];
-  const byEmail = emails.length
-    ? await db.any(sql.type(idCode)`
-        SELECT merged_into_id AS id, lower(merged_email) AS key FROM donors
-        WHERE institution_id = ${institutionId}
-          AND lower(merged_email) = ANY(${sql.array(emails, 'text')})
-        UNION ALL
-        SELECT id, lower(email) AS key FROM donors
-        WHERE institution_id = ${institutionId}
-          AND lower(email) = ANY(${sql.array(emails, 'text')})`)
-    : [];
+  const byEmail = await donorsByEmail(db, institutionId, emails);
   const byCode = (table: 'campaigns' | 'appeals', codes: string[]) =>
     codes.length
       ? db.any(sql.type(idCode)`
@@ -249,17 +260,30 @@ function resolveCoding(body: JsonObject, found: Lookups, prepared: Prepared): vo
   }
 }
 
+/** A donor row earlier in the file, by its external id: its place and its role. */
+interface EarlierDonor {
+  externalId: string;
+  row: number;
+  role: string;
+  email: string | null;
+  /**
+   * The existing donor the row matches by its email, under on_match `skip` or `update`: the row
+   * stands for that donor (skipped, or updated with the external id), so its members join it.
+   */
+  matched?: number;
+}
+
 /**
  * An Individual's household named by `household_external_id` (the household donor's
  * `external_id`) instead of `household_id`; the command then judges the id as it judges any (a
  * donor that is no Household, a row that is no Individual), on the column. A household not yet
- * a donor may be a Household row earlier in the same file (`households`: each external id's
- * first such row): the row joins it as it is written (runRow).
+ * a donor may be a row earlier in the same file (`households`: each external id's first row):
+ * the row joins it as it is written (runRow).
  */
 function resolveHousehold(
   body: JsonObject,
   found: Lookups,
-  households: ReadonlyMap<string, number>,
+  households: ReadonlyMap<string, EarlierDonor>,
   prepared: Prepared,
 ): void {
   const column = 'household_external_id';
@@ -279,8 +303,9 @@ function resolveHousehold(
   } else if (id !== undefined) {
     body.household_id = id;
     prepared.namedBy.household_id = column;
-  } else if (earlierRow !== undefined && earlierRow < prepared.row) {
-    prepared.household = externalId;
+  } else if (earlierRow !== undefined && earlierRow.row < prepared.row) {
+    if (earlierRow.matched !== undefined) body.household_id = earlierRow.matched;
+    else prepared.household = earlierRow;
     prepared.namedBy.household_id = column;
   } else {
     prepared.found.push(notFound(column, 'donor'));
@@ -289,8 +314,11 @@ function resolveHousehold(
 }
 
 /**
- * The first Household row of the file, up to the chunk's last row, of each external id the
- * chunk's rows name as their household and no donor has yet: one query over the stored file.
+ * The first donor row of the file, up to the chunk's last row, of each external id the chunk's
+ * rows name as their household and no donor has yet: one query over the stored file. Any role
+ * counts, as that row will be a donor of its role when the member's row is written, so that a
+ * row naming an Organization of the file is refused as one naming an existing Organization
+ * (`invalid_value`); a row whose role is none of the roles will be no donor, so is not one.
  */
 async function householdRowsOfFile(
   db: DatabaseTransactionConnection,
@@ -298,18 +326,42 @@ async function householdRowsOfFile(
   file: FileRow,
   externalIds: string[],
   lastRow: number,
-): Promise<Map<string, number>> {
+): Promise<Map<string, EarlierDonor>> {
   const role = cellOfFile(file, 'role');
   const externalId = cellOfFile(file, 'external_id');
+  const email = cellOfFile(file, 'email') ?? sql.fragment`NULL`;
   if (!externalIds.length || !role || !externalId) return new Map();
-  const rows = await db.any(sql.type(z.object({ key: z.string(), row: z.number() }))`
-    SELECT trim(${externalId}) AS key, min(c.first_row + r.ordinality::int - 1)::int AS row
+  const rows = await db.any(sql.type(
+    z.object({
+      externalId: z.string(),
+      row: z.number(),
+      role: z.string(),
+      email: z.string().nullable(),
+    }),
+  )`
+    SELECT DISTINCT ON (1) trim(${externalId}) AS "externalId",
+           c.first_row + r.ordinality::int - 1 AS row, ${role} AS role,
+           nullif(lower(trim(${email})), '') AS email
     FROM import_chunks c CROSS JOIN LATERAL json_array_elements(c.rows) WITH ORDINALITY AS r
     WHERE c.institution_id = ${imp.institution_id} AND c.file_id = ${imp.file_id}
-      AND c.first_row <= ${lastRow} AND ${role} = 'Household'
+      AND c.first_row <= ${lastRow} AND ${role} = ANY(${sql.array([...donorRoles], 'text')})
       AND trim(${externalId}) = ANY(${sql.array(externalIds, 'text')})
-    GROUP BY 1`);
-  return new Map(rows.map((row) => [row.key, row.row]));
+    ORDER BY 1, 2`);
+  const matched =
+    imp.on_match === 'error'
+      ? new Map<string, number>()
+      : new Map(
+          (
+            await donorsByEmail(
+              db,
+              imp.institution_id,
+              distinct(rows.map((row) => row.email ?? undefined)),
+            )
+          ).map((row) => [row.key, row.id]),
+        );
+  return new Map(
+    rows.map((row) => [row.externalId, { ...row, matched: matched.get(row.email ?? '') }]),
+  );
 }
 
 /** A donor row that matches an existing donor (by external_id, else email) follows on_match. */
@@ -360,7 +412,7 @@ export async function prepareChunk(
           ),
           firstRow + raw.length - 1,
         )
-      : new Map<string, number>();
+      : new Map<string, EarlierDonor>();
   return rows.map((row, index) => {
     const body = row?.body ?? null;
     const prepared: Prepared = {
@@ -368,7 +420,7 @@ export async function prepareChunk(
       command: imp.resource === 'donors' ? createDonor : createGift,
       params: {},
       body: body ?? {},
-      found: [],
+      found: [...(row?.problems ?? [])],
       covered: [],
       namedBy: { ...row?.columnOf },
       household: null,
@@ -473,9 +525,9 @@ class Judged extends Error {
 
 /**
  * Judges a row that joins a household an earlier row of the file creates, before anything is
- * written: against a household as that row will write it (a new Household, no members yet), put
- * in a savepoint for the judgement and taken back with it. So the command judges every rule of
- * `household_id` itself, and a dry run says what the commit does.
+ * written: against the donor as that row will write it (a new donor of its role, a Household with
+ * no members yet), put in a savepoint for the judgement and taken back with it. So the command
+ * judges every rule of `household_id` itself, and a dry run says what the commit does.
  */
 async function judgeJoining(
   db: DatabaseTransactionConnection,
@@ -483,7 +535,7 @@ async function judgeJoining(
   prepared: Prepared,
   execute: (db: DatabaseTransactionConnection) => Promise<CommandOutcome>,
 ): Promise<CommandOutcome> {
-  const externalId = prepared.household!;
+  const { externalId, role } = prepared.household!;
   try {
     await db.transaction(async (inner) => {
       // Another write may have created it meanwhile: then that one is the household.
@@ -491,7 +543,7 @@ async function judgeJoining(
         (await inner.maybeOneFirst(sql.type(donorId)`
           INSERT INTO donors (institution_id, role, last_name, external_id, status,
                               gives_anonymously)
-          VALUES (${institutionId}, 'Household', ${externalId}, ${externalId}, 'active', false)
+          VALUES (${institutionId}, ${role}, ${externalId}, ${externalId}, 'active', false)
           ON CONFLICT DO NOTHING
           RETURNING id`)) ?? (await householdOfFile(inner, institutionId, externalId));
       prepared.body.household_id = id;
@@ -518,7 +570,7 @@ export async function runRow(
       : { row, kind: 'skipped' };
   if (prepared.household !== null && !mode.dryRun) {
     // Found afresh on every run: a chunk run again row by row writes the household anew.
-    const id = await householdOfFile(db, institution.id, prepared.household);
+    const id = await householdOfFile(db, institution.id, prepared.household.externalId);
     if (id === null)
       return {
         row,
@@ -531,21 +583,25 @@ export async function runRow(
   const now = new Date().toISOString();
   // The row's own: a row that fails takes back its consequences with its write.
   const consequences: Consequence[] = [];
-  const context = { institution, dryRun: mode.dryRun, now, lookups: mode.lookups, consequences };
+  // A row whose names found nothing (while writing: a household or donor whose external id
+  // changed since the row was judged) fails whatever its command says, so it is only judged:
+  // written, it would stay behind a failed row, without its event.
+  const dryRun = mode.dryRun || prepared.found.length > 0;
+  const context = { institution, dryRun, now, lookups: mode.lookups, consequences };
   try {
     const outcome =
       prepared.household !== null && mode.dryRun
         ? await judgeJoining(db, institution.id, prepared, (inner) =>
             command.execute({ db: inner, ...context }, request),
           )
-        : mode.dryRun || !mode.savepoint
+        : dryRun || !mode.savepoint
           ? await command.execute({ db, ...context }, request)
           : await db.transaction((inner) => command.execute({ db: inner, ...context }, request));
     if (prepared.found.length) return { row, kind: 'failed', errors: prepared.found };
     return { row, kind: 'written', command, outcome, consequences };
   } catch (error) {
     // Bare, a refusal after a statement failed leaves the transaction aborted: the caller redoes.
-    if (!mode.dryRun && !mode.savepoint) throw error;
+    if (!dryRun && !mode.savepoint) throw error;
     const covered = (param: string | null) =>
       param !== null &&
       prepared.covered.some((field) => param === field || param.startsWith(`${field}.`));

@@ -145,7 +145,10 @@ export interface StatementFollowUp {
   hints: JsonObject;
   /** Whether `hints` (a jsonb expression) still hold, holding what they rely on. */
   guard(hints: FragmentSqlToken): FragmentSqlToken;
-  /** Further steps of the statement's WITH (comma-separated) over `created`, a query of `(id, fields jsonb)`. */
+  /**
+   * Steps of a WITH (comma-separated) over `created`, a query of `(id, fields jsonb)`: the
+   * statement insertWithReceipts runs after the creates', in their transaction.
+   */
   steps(created: FragmentSqlToken): FragmentSqlToken;
 }
 

@@ -253,8 +253,7 @@ function createSteps(item: ReceiptedCreate, member: number) {
 
 /**
  * Commits creates, their receipts and their events as one statement: one round trip, atomic on
- * its own (creates with a follow-up, coded gifts, in one transaction with the follow-up's
- * statement after it: followUpAfter). Each receipt's body is the record presented from its fields with the id and timestamps its insert
+ * its own. Each receipt's body is the record presented from its fields with the id and timestamps its insert
  * assigned filled in, and the stored body is the answer, so the first response and every replay
  * are the same text. An outcome per create, in order; null, writing nothing, where its guard did
  * not hold. Anything refused throws (Slonik's IntegrityConstraintViolationError for a reference
@@ -270,21 +269,11 @@ export async function insertWithReceipts(
   items: readonly ReceiptedCreate[],
   options: { prepared?: boolean } = {},
 ): Promise<(CreatedOutcome | null)[]> {
-  const prepared = options.prepared ?? false;
-  const creates = (on: CommonQueryMethods) =>
-    on.any(
-      sameShape(items)
-        ? namedIfPrepared(createsAsRows(items), storedCreate, prepared)
-        : sql.type(storedCreate)`${createsAsSteps(items)}`,
-    );
-  const followUp = followUpOf(items);
-  const rows = followUp
-    ? await db.transaction(async (transaction) => {
-        const created = await creates(transaction);
-        await followUpAfter(transaction, followUp, items, created, prepared);
-        return created;
-      })
-    : await creates(db);
+  const rows = await db.any(
+    sameShape(items)
+      ? createsAsRowsStatement(createsAsRows(items), options.prepared ?? false)
+      : sql.type(storedCreate)`${createsAsSteps(items)}`,
+  );
   const outcomes: (CreatedOutcome | null)[] = items.map(() => null);
   for (const row of rows) {
     outcomes[row.member] = {
@@ -297,63 +286,40 @@ export async function insertWithReceipts(
 }
 
 /**
- * The follow-up of the creates that have one, as the second statement of their transaction,
- * over the rows the first admitted (each with the fields it was inserted with). Not a step of
- * the first: its triggers (the donors' month rows, giving-months migration) run at that
- * statement's end, and a write on the full path takes those rows when it writes its gift and
- * the campaign totals after; the follow-up's totals taken before them, the two waited on each
- * other in a circle (a deadlock, a second lost each time).
+ * The statement of createsAsRows, named after its text when `prepared`: a named statement is
+ * parsed and planned once per connection (node-postgres prepares it on first use), where an
+ * unnamed one is planned on every execution, which cost about as much as running it for a batch
+ * of one or two creates. A shape has one text for any number of creates, so a connection holds a
+ * handful of them.
  */
-async function followUpAfter(
-  db: CommonQueryMethods,
-  followUp: StatementFollowUp,
-  items: readonly ReceiptedCreate[],
-  created: readonly { member: number; response_body: Record<string, unknown> }[],
-  prepared: boolean,
-): Promise<void> {
-  const admitted = created.flatMap(({ member, response_body }) => {
-    const followed = items[member]!.create.followed;
-    return followed ? [{ id: Number(response_body.id), fields: followed.judged.fields }] : [];
-  });
-  if (!admitted.length) return;
-  const statement = sql.fragment`
-    WITH ${followUp.steps(sql.fragment`
-      SELECT (r ->> 'id')::bigint AS id, r -> 'fields' AS fields
-      FROM jsonb_array_elements(${sql.jsonb(admitted as unknown as JsonObject[])}) AS r`)}
-    SELECT 0 AS n`;
-  await db.query(namedIfPrepared(statement, followedRow, prepared));
-}
-
-const followedRow = z.object({ n: z.number() });
-
-/**
- * A statement of createsAsRows (or its follow-up), named after its text when `prepared`: a named
- * statement is parsed and planned once per connection (node-postgres prepares it on first use),
- * where an unnamed one is planned on every execution, which cost about as much as running it for
- * a batch of one or two creates. A shape has one text for any number of creates, so a connection
- * holds a handful of them.
- */
-function namedIfPrepared<T extends z.ZodTypeAny>(
-  statement: FragmentSqlToken,
-  row: T,
-  prepared: boolean,
-) {
-  if (!prepared) return sql.type(row)`${statement}`;
+function createsAsRowsStatement(statement: FragmentSqlToken, prepared: boolean) {
+  if (!prepared) return sql.type(storedCreate)`${statement}`;
   const name = `dgs_creates_${hash('sha256', statement.sql, 'hex').slice(0, 24)}`;
-  return sql.prepared(name, row)`${statement}`;
+  return sql.prepared(name, storedCreate)`${statement}`;
 }
 
 /**
- * Each create as three steps of one WITH: a statement text of its own for every batch size (the
- * guards of creates with a follow-up are in their inserts).
+ * Each create as three steps of one WITH: a statement text of its own for every batch size. The
+ * follow-up steps of the creates that have them run once, over all of those creates (their
+ * guards are in their inserts).
  */
 function createsAsSteps(items: readonly ReceiptedCreate[]): FragmentSqlToken {
   const parts = items.map(createSteps);
+  const followed = items.flatMap((item, member) =>
+    item.create.followed
+      ? [
+          sql.fragment`SELECT c.id, ${sql.jsonb(item.create.followed.judged.fields as JsonObject)} AS fields
+            FROM ${sql.identifier([`created_${member}`])} c`,
+        ]
+      : [],
+  );
+  const followUp = followUpOf(items);
   return sql.fragment`
     WITH ${sql.join(
       parts.map((part) => part.steps),
       sql.fragment`,`,
     )}
+    ${followUp && followed.length ? sql.fragment`, ${followUp.steps(sql.fragment`${sql.join(followed, sql.fragment` UNION ALL `)}`)}` : sql.fragment``}
     ${sql.join(
       parts.map((part) => part.answer),
       sql.fragment` UNION ALL `,
@@ -503,7 +469,8 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
     ? sql.fragment`${first}
     hinted AS MATERIALIZED (
       SELECT h.hints, ${followUp.guard(sql.fragment`h.hints`)} AS holds
-      FROM (SELECT DISTINCT hints FROM requested) AS h),
+      FROM (SELECT DISTINCT hints FROM requested) AS h
+      WHERE ${followUp.first(sql.fragment`SELECT fields::jsonb AS fields FROM requested`)}),
     admitted AS MATERIALIZED (
       SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
       FROM requested AS m
@@ -545,6 +512,13 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
       FROM admitted a JOIN created c ON c.n = a.n
         JOIN stored s ON s.source = a.source AND s.key = a.key
       ORDER BY a.n)
+    ${
+      followUp
+        ? sql.fragment`, ${followUp.steps(
+            sql.fragment`SELECT c.id, a.fields::jsonb AS fields FROM admitted a JOIN created c ON c.n = a.n`,
+          )}`
+        : sql.fragment``
+    }
     SELECT a.member, s.response_body, s.location
     FROM admitted a JOIN stored s ON s.source = a.source AND s.key = a.key`;
 }

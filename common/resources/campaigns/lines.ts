@@ -320,8 +320,8 @@ export async function rebuildCampaignTreeCounts(
  * `status` and `base_amount_refunded`: posted, nothing refunded). The same sums as applyToTotals,
  * summed over the gifts, each table's rows in key order and the tables in applyToTotals' order
  * (each step reads the one before it to the end), so that writes of different gifts' lines lock
- * the rows they share in one order. Used by the worker's grouped creates (after their statement,
- * in its transaction: insertWithReceipts) and by
+ * the rows they share in one order. Used by the worker's grouped creates (steps of their one
+ * statement, which holds the donors' month rows first: monthRowsHeld) and by
  * writeGiftLines for a gift that was coded nowhere; test/campaignLines.property.test.ts holds
  * both paths to a recomputation.
  */

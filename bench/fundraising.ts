@@ -165,7 +165,7 @@ async function main(): Promise<void> {
           lines = campaign_line_totals.lines + excluded.lines`);
     await pool.transaction((db) => rebuildCampaignTreeCounts(db, institution.id));
     await pool.query(sql.unsafe`
-      ANALYZE gifts, gift_lines, campaign_line_totals, campaign_tree_gifts, campaign_tree_donors`);
+      ANALYZE gifts, gift_lines, campaign_line_totals, campaign_tree_donors`);
     const lines = await pool.oneFirst(sql.type(z.object({ n: z.number() }))`
       SELECT count(*)::int AS n FROM gift_lines WHERE institution_id = ${institution.id}`);
     const reads = { headers: auth, connections: 4, seconds };

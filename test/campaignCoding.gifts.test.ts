@@ -225,6 +225,14 @@ describe('codes on a gift', () => {
     expect(await giftLines(id)).toEqual([]);
   });
 
+  test('a gift deleted by a statement of its own (not a write of the API) takes its lines', async () => {
+    const spring = await campaign();
+    const { id } = await gift({ campaign_id: spring, fund_id: ids.fundA });
+    expect(await giftLines(id)).toHaveLength(1);
+    await service.db.query(sql.unsafe`DELETE FROM gifts WHERE id = ${id}`);
+    expect(await giftLines(id)).toEqual([]);
+  });
+
   test('a dry run answers the codes and writes nothing', async () => {
     const spring = await campaign();
     const before = await giftRows();

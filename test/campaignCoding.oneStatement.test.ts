@@ -194,6 +194,47 @@ test('coded gifts sent at once: each answered as stored, one event each, and pro
   }
 }, 60_000);
 
+test('coded gifts on both paths at once, one donor and one campaign: none waits in a circle, and progress is exact', async () => {
+  const top = await campaign();
+  const ofTop = await appeal({ campaign_id: top });
+  const deadlocks = async () => {
+    // A backend reports its counts when its transaction ends, at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await service.db.query(sql.unsafe`SELECT pg_stat_clear_snapshot()`);
+    return Number(
+      await service.db.oneFirst(sql.unsafe`
+        SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`),
+    );
+  };
+  const before = await deadlocks();
+  // Codes on a designation take the full path (its gift, then its lines and the totals); codes
+  // at the gift take the grouped statements (the gifts and their lines, then the totals). Both
+  // change this donor's month row and this campaign's totals rows.
+  const bodies = Array.from({ length: 60 }, (_, n) =>
+    n % 3 === 0
+      ? {
+          amount: 10 + n,
+          designations: [{ fund_id: funds[0], amount: 10 + n, campaign_id: top, appeal_id: ofTop }],
+        }
+      : { campaign_id: top, appeal_id: ofTop, fund_id: funds[1], amount: 10 + n },
+  );
+  await Promise.all(
+    bodies.map((body) =>
+      created(
+        service.call('POST', '/api/v1/gifts', { body: giftBody({ donor_id: donors[2], ...body }) }),
+      ),
+    ),
+  );
+  expect(await deadlocks()).toBe(before);
+  const shown = await progress(top);
+  expect({
+    raised: shown.raised,
+    gift_count: shown.gift_count,
+    donor_count: shown.donor_count,
+  }).toEqual(await recomputed([top]));
+  expect(shown.gift_count).toBe(60);
+}, 60_000);
+
 test('the statement holds the campaigns above the gift’s: a change of one waits for the gift', async () => {
   const top = await campaign();
   const child = await campaign({ parent_id: top });

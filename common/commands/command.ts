@@ -147,6 +147,12 @@ export interface StatementFollowUp {
   guard(hints: FragmentSqlToken): FragmentSqlToken;
   /** Further steps of the statement's WITH (comma-separated) over `created`, a query of `(id, fields jsonb)`. */
   steps(created: FragmentSqlToken): FragmentSqlToken;
+  /**
+   * A condition (always true) the statement meets before it inserts anything, over `requested`,
+   * a query of `(fields jsonb)` of every create: what it holds first, so that the steps lock
+   * the rows they share with other writes in the order those writes lock them.
+   */
+  first(requested: FragmentSqlToken): FragmentSqlToken;
 }
 
 /** What a database constraint that fired under a concurrent write means to the client. */

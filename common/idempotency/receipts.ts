@@ -469,7 +469,8 @@ function createsAsRows(items: readonly ReceiptedCreate[]): FragmentSqlToken {
     ? sql.fragment`${first}
     hinted AS MATERIALIZED (
       SELECT h.hints, ${followUp.guard(sql.fragment`h.hints`)} AS holds
-      FROM (SELECT DISTINCT hints FROM requested) AS h),
+      FROM (SELECT DISTINCT hints FROM requested) AS h
+      WHERE ${followUp.first(sql.fragment`SELECT fields::jsonb AS fields FROM requested`)}),
     admitted AS MATERIALIZED (
       SELECT m.*, row_number() OVER (ORDER BY m.member) AS n
       FROM requested AS m

@@ -56,7 +56,8 @@ const lineColumns = sql.fragment`donor_id, fund_id, campaign_id, appeal_id, base
 /**
  * Rewrites the gift's rows of `gift_lines` from the gift as it now is (none when `gone`: it is
  * about to be deleted), and applies the change to the campaign totals
- * (1734960000000_campaign-totals.sql): the one place they are written, called in the transaction
+ * (1734960000000_campaign-totals.sql, less campaign_tree_gifts: 1735120000000): the one place
+ * they are written, called in the transaction
  * of every write that changes a gift's lines, codes or money (its create and update, a refund,
  * a void, a delete). A gift that is coded nowhere, and was not before, has none to write.
  */
@@ -81,7 +82,7 @@ export async function writeGiftLines(
         sql.fragment`SELECT id, to_jsonb(g) AS fields FROM gifts g
           WHERE g.institution_id = ${institutionId} AND g.id = ${gift.id}`,
       )}
-      SELECT count(*) FROM lines_tree_gifts`);
+      SELECT count(*) FROM lines_tree_donors`);
     return;
   }
   const old = await db.any(sql.type(lineRow)`
@@ -94,7 +95,7 @@ export async function writeGiftLines(
                             appeal_id, base_net, counted)
     ${linesOfGift(institutionId, gift.id)}
     RETURNING ${lineColumns}`);
-  await applyToTotals(db, institutionId, gift.id, old, now);
+  await applyToTotals(db, institutionId, old, now);
 }
 
 /** What the lines counted (counted, of a campaign): each with +1 or -1. */
@@ -110,7 +111,6 @@ const countedLines = (lines: readonly Line[], sign: 1 | -1) =>
 async function applyToTotals(
   db: CommonQueryMethods,
   institutionId: number,
-  giftId: number,
   old: readonly Line[],
   now: readonly Line[],
 ): Promise<void> {
@@ -161,68 +161,59 @@ async function applyToTotals(
   // The gift and its donors in every campaign above each line's, the campaign's own included.
   const campaigns = [...new Set(lines.map((line) => line.campaign_id))];
   const above = await ancestorsOf(db, institutionId, campaigns);
-  const gifts = new Map<number, number>();
+  const ancestorsOfLine = (line: { campaign_id: number }) =>
+    above.get(line.campaign_id) ?? [line.campaign_id];
+  // The gift is in a tree while it has a counted line there: its lines before and after say
+  // whether it joined or left each one (lines of one gift change only under its write).
+  const treesOf = (sign: 1 | -1) =>
+    new Set(lines.filter((line) => line.sign === sign).flatMap(ancestorsOfLine));
+  const [before, after] = [treesOf(-1), treesOf(1)];
+  const giftsIn = new Map<number, number>();
+  for (const ancestor of new Set([...before, ...after])) {
+    const change = Number(after.has(ancestor)) - Number(before.has(ancestor));
+    if (change !== 0) giftsIn.set(ancestor, change);
+  }
   const donors = new Map<string, { ancestor_id: number; donor_id: number; lines: number }>();
   for (const line of lines)
-    for (const ancestor of above.get(line.campaign_id) ?? [line.campaign_id]) {
-      gifts.set(ancestor, (gifts.get(ancestor) ?? 0) + line.sign);
+    for (const ancestor of ancestorsOfLine(line)) {
       const key = `${ancestor}:${line.donor_id}`;
       const row = donors.get(key) ?? { ancestor_id: ancestor, donor_id: line.donor_id, lines: 0 };
       row.lines += line.sign;
       donors.set(key, row);
     }
-  const giftRows = [...gifts]
-    .filter(([, n]) => n !== 0)
-    .map(([ancestor_id, lines]) => ({ ancestor_id, member_id: giftId, lines }));
   const donorRows = [...donors.values()]
     .filter((row) => row.lines !== 0)
     .map((row) => ({ ancestor_id: row.ancestor_id, member_id: row.donor_id, lines: row.lines }));
-  const giftsIn = await applyToMembers(
-    db,
-    institutionId,
-    'campaign_tree_gifts',
-    'gift_id',
-    giftRows,
-  );
-  const donorsIn = await applyToMembers(
-    db,
-    institutionId,
-    'campaign_tree_donors',
-    'donor_id',
-    donorRows,
-  );
+  const donorsIn = await applyToTreeDonors(db, institutionId, donorRows);
   await applyToCounts(db, institutionId, giftsIn, donorsIn);
 }
 
 const ancestorRow = z.object({ ancestor_id: z.coerce.number() });
 
 /**
- * Net changes of lines per (ancestor, gift or donor); a row left with none goes. Answers, per
- * ancestor, how many members it gained (a row added) less those it lost (a row gone).
+ * Net changes of lines per (ancestor, donor); a row left with none goes. Answers, per ancestor,
+ * how many donors it gained (a row added) less those it lost (a row gone).
  */
-async function applyToMembers(
+async function applyToTreeDonors(
   db: CommonQueryMethods,
   institutionId: number,
-  table: 'campaign_tree_gifts' | 'campaign_tree_donors',
-  member: 'gift_id' | 'donor_id',
   rows: readonly { ancestor_id: number; member_id: number; lines: number }[],
 ): Promise<Map<number, number>> {
   const gained = new Map<number, number>();
   if (!rows.length) return gained;
-  const [t, m] = [sql.identifier([table]), sql.identifier([member])];
   const change = sql.fragment`SELECT * FROM json_to_recordset(${sql.json(rows)})
     AS c(ancestor_id int8, member_id int8, lines int)`;
   // xmax is 0 on a row this statement inserted, not on one it updated.
   const added = await db.anyFirst(sql.type(ancestorRow)`
-    INSERT INTO ${t} AS t (institution_id, ancestor_id, ${m}, lines)
+    INSERT INTO campaign_tree_donors AS t (institution_id, ancestor_id, donor_id, lines)
     SELECT ${institutionId}, ancestor_id, member_id, lines FROM (${change}) c
     ORDER BY ancestor_id, member_id
-    ON CONFLICT (institution_id, ancestor_id, ${m}) DO UPDATE SET lines = t.lines + excluded.lines
+    ON CONFLICT (institution_id, ancestor_id, donor_id) DO UPDATE SET lines = t.lines + excluded.lines
     RETURNING CASE WHEN t.xmax = 0 THEN t.ancestor_id END AS ancestor_id`);
   const gone = await db.anyFirst(sql.type(ancestorRow)`
-    DELETE FROM ${t} t USING (${change}) c
+    DELETE FROM campaign_tree_donors t USING (${change}) c
     WHERE t.institution_id = ${institutionId} AND t.lines = 0
-      AND t.ancestor_id = c.ancestor_id AND t.${m} = c.member_id
+      AND t.ancestor_id = c.ancestor_id AND t.donor_id = c.member_id
     RETURNING t.ancestor_id`);
   for (const id of added)
     if (id !== null) gained.set(Number(id), (gained.get(Number(id)) ?? 0) + 1);
@@ -294,28 +285,29 @@ export async function rebuildCampaignTreeCounts(
   db: CommonQueryMethods,
   institutionId: number,
 ): Promise<void> {
-  for (const [table, member] of [
-    ['campaign_tree_gifts', 'gift_id'],
-    ['campaign_tree_donors', 'donor_id'],
-  ] as const) {
-    const [t, m] = [sql.identifier([table]), sql.identifier([member])];
-    await db.query(sql.unsafe`DELETE FROM ${t} WHERE institution_id = ${institutionId}`);
-    await db.query(sql.unsafe`
-      ${closure(institutionId, sql.fragment``)}
-      INSERT INTO ${t} (institution_id, ancestor_id, ${m}, lines)
-      SELECT ${institutionId}, c.ancestor_id, l.${m}, count(*)
-      FROM gift_lines l JOIN closure c ON c.campaign_id = l.campaign_id
-      WHERE l.institution_id = ${institutionId} AND l.counted
-      GROUP BY c.ancestor_id, l.${m}`);
-  }
+  await db.query(
+    sql.unsafe`DELETE FROM campaign_tree_donors WHERE institution_id = ${institutionId}`,
+  );
+  await db.query(sql.unsafe`
+    ${closure(institutionId, sql.fragment``)}
+    INSERT INTO campaign_tree_donors (institution_id, ancestor_id, donor_id, lines)
+    SELECT ${institutionId}, c.ancestor_id, l.donor_id, count(*)
+    FROM gift_lines l JOIN closure c ON c.campaign_id = l.campaign_id
+    WHERE l.institution_id = ${institutionId} AND l.counted
+    GROUP BY c.ancestor_id, l.donor_id`);
   await db.query(
     sql.unsafe`DELETE FROM campaign_tree_counts WHERE institution_id = ${institutionId}`,
   );
   await db.query(sql.unsafe`
+    ${closure(institutionId, sql.fragment``)},
+    tree_gifts AS (
+      SELECT c.ancestor_id, count(DISTINCT l.gift_id) AS gifts
+      FROM gift_lines l JOIN closure c ON c.campaign_id = l.campaign_id
+      WHERE l.institution_id = ${institutionId} AND l.counted
+      GROUP BY c.ancestor_id)
     INSERT INTO campaign_tree_counts (institution_id, ancestor_id, gift_count, donor_count)
     SELECT ${institutionId}, c.id,
-           (SELECT count(*) FROM campaign_tree_gifts g
-            WHERE g.institution_id = ${institutionId} AND g.ancestor_id = c.id),
+           coalesce((SELECT gifts FROM tree_gifts g WHERE g.ancestor_id = c.id), 0),
            (SELECT count(*) FROM campaign_tree_donors d
             WHERE d.institution_id = ${institutionId} AND d.ancestor_id = c.id)
     FROM campaigns c WHERE c.institution_id = ${institutionId}`);
@@ -328,7 +320,8 @@ export async function rebuildCampaignTreeCounts(
  * `status` and `base_amount_refunded`: posted, nothing refunded). The same sums as applyToTotals,
  * summed over the gifts, each table's rows in key order and the tables in applyToTotals' order
  * (each step reads the one before it to the end), so that writes of different gifts' lines lock
- * the rows they share in one order. Used by a gift's one-statement create (codedLinesHold) and by
+ * the rows they share in one order. Used by the worker's grouped creates (steps of their one
+ * statement, which holds the donors' month rows first: monthRowsHeld) and by
  * writeGiftLines for a gift that was coded nowhere; test/campaignLines.property.test.ts holds
  * both paths to a recomputation.
  */
@@ -368,16 +361,9 @@ export function newLinesSteps(institutionId: number, gifts: FragmentSqlToken): F
       SELECT l.gift_id, l.donor_id, c.ancestor_id
       FROM lines_counted l JOIN closure c ON c.campaign_id = l.campaign_id
       ${after('lines_totals')}),
-    lines_tree_gifts AS (
-      INSERT INTO campaign_tree_gifts (institution_id, ancestor_id, gift_id, lines)
-      SELECT ${institutionId}, ancestor_id, gift_id, count(*) FROM lines_above
-      GROUP BY ancestor_id, gift_id
-      ORDER BY ancestor_id, gift_id
-      RETURNING ancestor_id),
     lines_tree_donors AS (
       INSERT INTO campaign_tree_donors AS t (institution_id, ancestor_id, donor_id, lines)
       SELECT ${institutionId}, ancestor_id, donor_id, count(*) FROM lines_above
-      ${after('lines_tree_gifts')}
       GROUP BY ancestor_id, donor_id
       ORDER BY ancestor_id, donor_id
       ON CONFLICT (institution_id, ancestor_id, donor_id) DO UPDATE SET lines = t.lines + excluded.lines
@@ -385,7 +371,8 @@ export function newLinesSteps(institutionId: number, gifts: FragmentSqlToken): F
     lines_tree_counts AS (
       INSERT INTO campaign_tree_counts AS t (institution_id, ancestor_id, gift_count, donor_count)
       SELECT ${institutionId}, ancestor_id, sum(gifts), sum(donors)
-      FROM (SELECT ancestor_id, 1 AS gifts, 0 AS donors FROM lines_tree_gifts
+      FROM (SELECT ancestor_id, count(DISTINCT gift_id) AS gifts, 0 AS donors FROM lines_above
+            GROUP BY ancestor_id
             UNION ALL
             SELECT ancestor_id, 0, 1 FROM lines_tree_donors WHERE added) AS c
       GROUP BY ancestor_id

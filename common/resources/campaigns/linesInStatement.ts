@@ -60,3 +60,36 @@ export function codedLinesHold(institutionId: number, hints: FragmentSqlToken): 
       FROM chain JOIN held ON held.id = chain.id
         AND held.parent_id IS NOT DISTINCT FROM chain.parent_id))`;
 }
+
+/**
+ * Holds, before anything is inserted, the month rows of giving that the new gifts' insert will
+ * change (`fields`: a query of each gift's fields as jsonb), as the trigger that changes them
+ * holds them (1735020000000_giving-months.sql): the donors FOR SHARE, then the donor and household
+ * rows in key order. The trigger runs at the statement's end, after the lines' totals; a coded
+ * write on the full path changes its gift's month rows first and the totals after, so without this
+ * the two could each hold what the other waits for. A month row not there yet is not held (a
+ * donor's first gift of the month racing one of the full path can still deadlock, and is retried).
+ * Always true.
+ */
+export function monthRowsHeld(institutionId: number, fields: FragmentSqlToken): FragmentSqlToken {
+  return sql.fragment`(
+    WITH wanted AS (
+      SELECT DISTINCT (f.fields ->> 'donor_id')::bigint AS donor_id,
+             date_trunc('month', (f.fields ->> 'gift_date')::date)::date AS month
+      FROM (${fields}) AS f),
+    donors_held AS MATERIALIZED (
+      SELECT d.id, d.household_id FROM donors d
+      WHERE d.institution_id = ${institutionId} AND d.id IN (SELECT donor_id FROM wanted)
+      ORDER BY d.id FOR SHARE),
+    units AS (
+      SELECT 'donor' AS level, w.donor_id AS unit_id, w.month FROM wanted w
+      UNION
+      SELECT 'household', coalesce(d.household_id, w.donor_id), w.month
+      FROM wanted w JOIN donors_held d ON d.id = w.donor_id)
+    SELECT count(*) FROM (
+      SELECT 1 FROM giving_months m
+      WHERE m.institution_id = ${institutionId}
+        AND (m.level, m.unit_id, m.month) IN (SELECT level, unit_id, month FROM units)
+      ORDER BY m.level, m.unit_id, m.month
+      FOR NO KEY UPDATE OF m) AS held) >= 0`;
+}

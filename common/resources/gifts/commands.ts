@@ -20,7 +20,11 @@ import { errors, type FieldError } from '../../errors.js';
 import { toCents } from '../../money.js';
 import { hintedAppealCampaign } from '../campaigns/hints.js';
 import { newLinesSteps, writeGiftLines } from '../campaigns/lines.js';
-import { codedLinesHold, type CodedLinesHints } from '../campaigns/linesInStatement.js';
+import {
+  codedLinesHold,
+  monthRowsHeld,
+  type CodedLinesHints,
+} from '../campaigns/linesInStatement.js';
 import {
   checkRecordCoding,
   codeGone,
@@ -510,7 +514,8 @@ function giftInOneStatement(
     ...(hinted ? { rate: hinted } : {}),
   };
   const codesHold = codes
-    ? codedLinesHold(institutionId, sql.fragment`${sql.jsonb(codes)}`)
+    ? sql.fragment`${monthRowsHeld(institutionId, sql.fragment`SELECT ${sql.jsonb({ donor_id: Number(check.record.donor_id), gift_date: String(check.record.gift_date) })} AS fields`)}
+        AND ${codedLinesHold(institutionId, sql.fragment`${sql.jsonb(codes)}`)}`
     : sql.fragment`true`;
   return {
     // Built only when used: an import's chunk inserts many rows without it.
@@ -536,6 +541,7 @@ function giftInOneStatement(
               kind: 'gift_lines',
               hints: codes,
               guard: (hints) => codedLinesHold(institutionId, hints),
+              first: (requested) => monthRowsHeld(institutionId, requested),
               steps: (created) => newLinesSteps(institutionId, created),
             },
           },

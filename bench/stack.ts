@@ -17,6 +17,7 @@ export const databaseBase =
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const idRow = z.object({ id: z.number() });
+const DONOR_CHUNK = 10_000;
 
 export interface BenchStack {
   databaseUrl: string;
@@ -77,15 +78,22 @@ export async function insertBenchRecords(
   institutionId: number,
   counts: { donors: number; funds: number },
 ): Promise<{ donorIds: number[]; fundIds: number[] }> {
-  const donorIds = await pool.anyFirst(sql.type(idRow)`
-    INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
-    SELECT ${institutionId}, 'Individual', 'Bench', 'Donor ' || n, 'active', false
-    FROM generate_series(1, ${counts.donors}::int) AS n RETURNING id`);
+  // In chunks: each insert also writes the donors' duplicate-match keys, and 200,000 donors in
+  // one statement run past the pool's statement timeout.
+  const donorIds: number[] = [];
+  for (let start = 1; start <= counts.donors; start += DONOR_CHUNK) {
+    const ids = await pool.anyFirst(sql.type(idRow)`
+      INSERT INTO donors (institution_id, role, first_name, last_name, status, gives_anonymously)
+      SELECT ${institutionId}, 'Individual', 'Bench', 'Donor ' || n, 'active', false
+      FROM generate_series(${start}::int, ${Math.min(start + DONOR_CHUNK - 1, counts.donors)}::int)
+        AS n RETURNING id`);
+    donorIds.push(...ids.map(Number));
+  }
   const fundIds = await pool.anyFirst(sql.type(idRow)`
     INSERT INTO funds (institution_id, name, code, restriction, endowed, status)
     SELECT ${institutionId}, 'Fund ' || n, 'F' || n, 'unrestricted', false, 'active'
     FROM generate_series(1, ${counts.funds}::int) AS n RETURNING id`);
-  return { donorIds: donorIds.map(Number), fundIds: fundIds.map(Number) };
+  return { donorIds, fundIds: fundIds.map(Number) };
 }
 
 /**

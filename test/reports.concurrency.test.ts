@@ -1,6 +1,7 @@
 // The reports' month rows under writes that race (fundraising.md §5): gifts, refunds and voids of
 // donors who join, leave and change households at the same moment, on two workers. However they
-// interleave, the rows equal a recomputation from the gifts and the donors as they end.
+// interleave, the rows, and each unit's first month, equal a recomputation from the gifts and the
+// donors as they end.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -30,6 +31,7 @@ const monthRow = z.object({
   total: z.string(),
   gift_count: z.number(),
 });
+const firstMonth = monthRow.pick({ level: true, unit_id: true, month: true });
 
 test('gifts, refunds and voids racing household joins and leaves leave every month row equal to a recomputation from the gifts', async () => {
   const households: number[] = [];
@@ -99,6 +101,19 @@ test('gifts, refunds and voids racing household joins and leaves leave every mon
     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
   expect(recomputed.length).toBeGreaterThan(0);
   expect(kept).toEqual(recomputed);
+  // Each unit's first month (what retention counts new units by) is its first month row's.
+  const firstMonths = sql.type(firstMonth)`
+    SELECT level, unit_id, month::text FROM giving_first_months
+    WHERE institution_id = ${institutionId} ORDER BY level, unit_id`;
+  const firsts = recomputed.filter(
+    (row, n) =>
+      n === 0 ||
+      recomputed[n - 1]!.level !== row.level ||
+      recomputed[n - 1]!.unit_id !== row.unit_id,
+  );
+  expect(await service.db.any(firstMonths)).toEqual(
+    firsts.map(({ level, unit_id, month }) => ({ level, unit_id, month })),
+  );
   // The operator's rebuild makes the same rows the writes kept.
   await service.db.query(sql.unsafe`SELECT giving_months_rebuild(${institutionId})`);
   expect(
@@ -106,4 +121,7 @@ test('gifts, refunds and voids racing household joins and leaves leave every mon
       SELECT level, unit_id, month::text, total::text, gift_count FROM giving_months
       WHERE institution_id = ${institutionId} ORDER BY level, unit_id, month`),
   ).toEqual(recomputed);
+  expect(await service.db.any(firstMonths)).toEqual(
+    firsts.map(({ level, unit_id, month }) => ({ level, unit_id, month })),
+  );
 }, 120_000);

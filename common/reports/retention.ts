@@ -19,7 +19,8 @@ const retentionRow = z.object({
 
 /**
  * `GET /reports/retention` (fundraising.md §5, the Fundraising Effectiveness Project's
- * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months.
+ * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months,
+ * and the units new in Y from giving_first_months.
  */
 export async function findRetention(
   db: CommonQueryMethods,
@@ -27,38 +28,43 @@ export async function findRetention(
   year: number,
   level: Level,
 ): Promise<JsonObject> {
-  // The bounds as dates, not subqueries, so that the planner sees how many months they hold
-  // (it reads the key's index in order, not the whole table): the start month is read first.
-  const startMonth = await db.oneFirst(sql.type(z.object({ month: z.number() }))`
-    SELECT fiscal_year_start_month AS month FROM institutions WHERE id = ${institutionId}`);
-  const day = (fiscalYear: number) =>
-    sql.fragment`${fiscalYearStartDay(startMonth, fiscalYear)}::date`;
-  const [previous, current, next] = [day(year - 1), day(year), day(year + 1)];
-  // One pass over the units of the two years, read from the key's index alone; whether a unit
-  // that arrived in Y had counted before Y−1 is looked up for those units only, once (AND stops
-  // before the lookup): the others that arrived are recaptured.
-  const row = await db.one(sql.type(retentionRow)`
-    SELECT count(u.previous_total)::int AS previous_donors,
-           count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
-             AS retained,
-           count(*) FILTER (WHERE u.previous_total IS NULL AND NOT EXISTS (
-               SELECT 1 FROM giving_months e
-               WHERE e.institution_id = ${institutionId} AND e.level = ${level}
-                 AND e.unit_id = u.unit_id AND e.month < ${previous}))::int AS new,
-           count(*) FILTER (WHERE u.previous_total IS NULL)::int AS arrived,
-           count(*) FILTER (WHERE u.total IS NULL)::int AS lapsed,
-           count(*) FILTER (WHERE u.total > u.previous_total)::int AS upgraded,
-           count(*) FILTER (WHERE u.total < u.previous_total)::int AS downgraded,
-           count(*) FILTER (WHERE u.total = u.previous_total)::int AS unchanged,
-           coalesce(sum(u.previous_total), 0)::text AS previous_amount,
-           coalesce(sum(u.total), 0)::text AS amount
-    FROM (SELECT m.unit_id,
-                 sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
-                 sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
-          FROM giving_months m
-          WHERE m.institution_id = ${institutionId} AND m.level = ${level}
-            AND m.month >= ${previous} AND m.month < ${next}
-          GROUP BY m.unit_id) u`);
+  // One transaction: the start month and the figures come from one moment of the data, and the
+  // statement runs without JIT, whose compilation (its cost passes the threshold at some
+  // 100,000 units) took longer than it saved, at every request.
+  const row = await db.transaction(async (transaction) => {
+    await transaction.query(sql.unsafe`SET LOCAL jit = off`);
+    // The bounds as dates, not subqueries, so that the planner sees how many months they hold
+    // (it reads the key's index in order, not the whole table): the start month is read first.
+    const startMonth = await transaction.oneFirst(sql.type(z.object({ month: z.number() }))`
+      SELECT fiscal_year_start_month AS month FROM institutions WHERE id = ${institutionId}`);
+    const day = (fiscalYear: number) =>
+      sql.fragment`${fiscalYearStartDay(startMonth, fiscalYear)}::date`;
+    const [previous, current, next] = [day(year - 1), day(year), day(year + 1)];
+    // One pass over the units of the two years, read from the key's index alone. A unit counted
+    // in Y and not in Y−1 is new when its first month ever falls in Y (giving_first_months, a
+    // range of one index), else recaptured: no unit is looked up on its own.
+    return transaction.one(sql.type(retentionRow)`
+      SELECT count(u.previous_total)::int AS previous_donors,
+             count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
+               AS retained,
+             (SELECT count(*) FROM giving_first_months f
+              WHERE f.institution_id = ${institutionId} AND f.level = ${level}
+                AND f.month >= ${current} AND f.month < ${next})::int AS new,
+             count(*) FILTER (WHERE u.previous_total IS NULL)::int AS arrived,
+             count(*) FILTER (WHERE u.total IS NULL)::int AS lapsed,
+             count(*) FILTER (WHERE u.total > u.previous_total)::int AS upgraded,
+             count(*) FILTER (WHERE u.total < u.previous_total)::int AS downgraded,
+             count(*) FILTER (WHERE u.total = u.previous_total)::int AS unchanged,
+             coalesce(sum(u.previous_total), 0)::text AS previous_amount,
+             coalesce(sum(u.total), 0)::text AS amount
+      FROM (SELECT m.unit_id,
+                   sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
+                   sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
+            FROM giving_months m
+            WHERE m.institution_id = ${institutionId} AND m.level = ${level}
+              AND m.month >= ${previous} AND m.month < ${next}
+            GROUP BY m.unit_id) u`);
+  });
   const rate =
     row.previous_donors === 0
       ? null

@@ -16,7 +16,7 @@
 import { sql, type DatabasePool } from 'slonik';
 import { createInstitution } from '../common/institutions.js';
 import { freePort, until } from './processes.js';
-import { printPhases, runPhase, type Phase } from './phases.js';
+import { combined, printPhases, runPhase, type Phase } from './phases.js';
 import { withBenchStack } from './stack.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -161,15 +161,6 @@ async function main(): Promise<void> {
     );
   });
 }
-
-/** Halves of one phase as one: mean rate and median, worst p99, every error. */
-const combined = (name: string, halves: readonly Phase[]): Phase => ({
-  name,
-  perSecond: halves.reduce((sum, half) => sum + half.perSecond, 0) / halves.length,
-  p50: Math.round(halves.reduce((sum, half) => sum + half.p50, 0) / halves.length),
-  p99: Math.max(...halves.map((half) => half.p99)),
-  errors: halves.reduce((sum, half) => sum + half.errors, 0),
-});
 
 main().catch((error: unknown) => {
   console.error(error);

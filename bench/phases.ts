@@ -25,6 +25,15 @@ export interface PhaseLoad {
   seconds: number;
 }
 
+/** Halves of one phase as one: mean rate and median, worst p99, every error. */
+export const combined = (name: string, halves: readonly Phase[]): Phase => ({
+  name,
+  perSecond: halves.reduce((sum, half) => sum + half.perSecond, 0) / halves.length,
+  p50: Math.round(halves.reduce((sum, half) => sum + half.p50, 0) / halves.length),
+  p99: Math.max(...halves.map((half) => half.p99)),
+  errors: halves.reduce((sum, half) => sum + half.errors, 0),
+});
+
 export async function runPhase(name: string, load: PhaseLoad): Promise<Phase> {
   let issued = 0;
   const result = await autocannon({

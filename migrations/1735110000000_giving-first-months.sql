@@ -12,15 +12,47 @@ CREATE TABLE giving_first_months (
   month date NOT NULL,
   CONSTRAINT giving_first_months_pkey PRIMARY KEY (institution_id, level, unit_id)
 );
--- Retention counts the units whose first month falls in a fiscal year.
-CREATE INDEX giving_first_months_month_idx ON giving_first_months (institution_id, level, month);
+-- Retention counts the units whose first month falls in a fiscal year. On `institution_id + 0`
+-- (which retention names so): a unit's lookup by its key (institution_id, level, unit_id) cannot
+-- use this index, so a trigger's plan made while the table was empty, when both indexes cost the
+-- same, still takes the key (it read every first month of the institution per unit otherwise).
+CREATE INDEX giving_first_months_month_idx
+  ON giving_first_months ((institution_id + 0), level, month);
 
 -- A unit's first month only falls when a write adds a month row, and only rises when one
--- empties the row it named. Rows added lower it with least(), which commutes, so writers that
--- race need no order. A write that empties rows locks the first months of every unit it
--- touched (after the month rows, as every writer does, so no two wait in a circle) and only
--- then, in a statement of its own, reads what remains: whoever held the lock has committed and
--- is seen, and whoever comes after applies its least() to what this write leaves.
+-- empties the row it named. Writers that only add hold their units shared (an advisory lock,
+-- in memory: no row is locked or written for a unit whose first month is no later than what it
+-- adds, almost every gift) and lower a first month with least(), which commutes, so they need no
+-- order among themselves. A write that empties rows holds its units exclusively and only then,
+-- in a statement of its own, reads what remains: every add in flight has committed and is seen,
+-- and every later add reads what this write leaves. The units are held after the month rows, as
+-- every writer holds them, in one order (giving_first_months_hold), so no two writers wait in a
+-- circle.
+
+-- Holds units' first months: exclusively for a write that may raise one, else shared. A unit is
+-- held by its bucket (its key's hash modulo 256, advisory lock 1735110000 and the bucket), so
+-- that a write of a million units (an import, a rebuild) holds at most 256 locks; in the
+-- buckets' order. A removal waits only for the adds in flight in its buckets, an add only for a
+-- removal in flight in its own.
+CREATE FUNCTION giving_first_months_hold(
+  institutions bigint[], levels text[], units bigint[], exclusive boolean) RETURNS void
+  LANGUAGE plpgsql AS $$
+DECLARE
+  buckets integer[] := ARRAY(
+    SELECT DISTINCT abs(hashtext(t.institution_id || ':' || t.level || ':' || t.unit_id) % 256)
+    FROM unnest(institutions, levels, units) AS t(institution_id, level, unit_id)
+    ORDER BY 1);
+BEGIN
+  IF exclusive THEN
+    PERFORM pg_advisory_xact_lock(1735110000, b) FROM unnest(buckets) WITH ORDINALITY AS o(b, n)
+    ORDER BY n;
+  ELSE
+    PERFORM pg_advisory_xact_lock_shared(1735110000, b)
+    FROM unnest(buckets) WITH ORDINALITY AS o(b, n) ORDER BY n;
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION giving_months_apply(changes giving_change[]) RETURNS void
   LANGUAGE plpgsql AS $$
 DECLARE
@@ -59,19 +91,17 @@ BEGIN
   IF institutions IS NULL THEN
     RETURN;
   END IF;
-  -- Rows a removal emptied: their units' first months are locked before any is changed.
-  IF 0 = ANY (counts) THEN
-    PERFORM 1 FROM giving_first_months f
-    WHERE (f.institution_id, f.level, f.unit_id) IN (
-      SELECT * FROM unnest(institutions, levels, units))
-    ORDER BY f.institution_id, f.level, f.unit_id
-    FOR UPDATE;
-  END IF;
+  -- Rows a removal emptied: every unit of the write held exclusively, else shared.
+  PERFORM giving_first_months_hold(institutions, levels, units, 0 = ANY (counts));
   INSERT INTO giving_first_months AS f (institution_id, level, unit_id, month)
   SELECT t.institution_id, t.level, t.unit_id, min(t.month)
   FROM unnest(institutions, levels, units, months, counts)
     AS t(institution_id, level, unit_id, month, gift_count)
+  -- One lookup of the key per unit and month, whatever the table's size when the plan was made.
   WHERE t.gift_count > 0
+    AND t.month < coalesce((SELECT e.month FROM giving_first_months e
+                            WHERE e.institution_id = t.institution_id AND e.level = t.level
+                              AND e.unit_id = t.unit_id), 'infinity')
   GROUP BY t.institution_id, t.level, t.unit_id
   ORDER BY t.institution_id, t.level, t.unit_id
   ON CONFLICT (institution_id, level, unit_id) DO UPDATE SET month = excluded.month
@@ -131,11 +161,9 @@ BEGIN
   DELETE FROM giving_months
   WHERE institution_id = NEW.institution_id AND level = 'household'
     AND unit_id = left_unit AND gift_count = 0;
-  PERFORM 1 FROM giving_first_months f
-  WHERE f.institution_id = NEW.institution_id AND f.level = 'household'
-    AND f.unit_id IN (left_unit, joined_unit)
-  ORDER BY f.unit_id
-  FOR UPDATE;
+  PERFORM giving_first_months_hold(ARRAY[NEW.institution_id, NEW.institution_id],
+                                   ARRAY['household', 'household'],
+                                   ARRAY[left_unit, joined_unit], true);
   INSERT INTO giving_first_months AS f (institution_id, level, unit_id, month)
   SELECT NEW.institution_id, 'household', joined_unit, min(own.month)
   FROM giving_months own
@@ -248,4 +276,5 @@ END
 $$;
 
 DROP FUNCTION giving_first_months_refresh(bigint[], text[], bigint[], integer[]);
+DROP FUNCTION giving_first_months_hold(bigint[], text[], bigint[], boolean);
 DROP TABLE giving_first_months;

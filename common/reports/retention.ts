@@ -48,7 +48,7 @@ export async function findRetention(
              count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
                AS retained,
              (SELECT count(*) FROM giving_first_months f
-              WHERE f.institution_id = ${institutionId} AND f.level = ${level}
+              WHERE f.institution_id + 0 = ${institutionId} AND f.level = ${level}
                 AND f.month >= ${current} AND f.month < ${next})::int AS new,
              count(*) FILTER (WHERE u.previous_total IS NULL)::int AS arrived,
              count(*) FILTER (WHERE u.total IS NULL)::int AS lapsed,

@@ -65,13 +65,10 @@ export function codedLinesHold(institutionId: number, hints: FragmentSqlToken): 
  * Holds, before anything is inserted, the month rows of giving that the new gifts' insert will
  * change (`fields`: a query of each gift's fields as jsonb), as the trigger that changes them
  * holds them (1735020000000_giving-months.sql): the donors FOR SHARE, then the donor and household
- * rows in key order, then those units' first months (giving_first_months, 1735110000000), as the
- * trigger does. The trigger runs at the statement's end, after the lines' totals; a coded write
- * on the full path changes its gift's month rows and first months first and the totals after, so
- * without this the two could each hold what the other waits for (a unit's first month is shared
- * by all its months: two gifts of one donor in different months meet there). A month row not
- * there yet is not held (a donor's first gift of the month racing one of the full path can still
- * deadlock, and is retried).
+ * rows in key order. The trigger runs at the statement's end, after the lines' totals; a coded
+ * write on the full path changes its gift's month rows first and the totals after, so without this
+ * the two could each hold what the other waits for. A month row not there yet is not held (a
+ * donor's first gift of the month racing one of the full path can still deadlock, and is retried).
  * Always true.
  */
 export function monthRowsHeld(institutionId: number, fields: FragmentSqlToken): FragmentSqlToken {
@@ -88,20 +85,11 @@ export function monthRowsHeld(institutionId: number, fields: FragmentSqlToken): 
       SELECT 'donor' AS level, w.donor_id AS unit_id, w.month FROM wanted w
       UNION
       SELECT 'household', coalesce(d.household_id, w.donor_id), w.month
-      FROM wanted w JOIN donors_held d ON d.id = w.donor_id),
-    months_held AS MATERIALIZED (
+      FROM wanted w JOIN donors_held d ON d.id = w.donor_id)
+    SELECT count(*) FROM (
       SELECT 1 FROM giving_months m
       WHERE m.institution_id = ${institutionId}
         AND (m.level, m.unit_id, m.month) IN (SELECT level, unit_id, month FROM units)
       ORDER BY m.level, m.unit_id, m.month
-      FOR NO KEY UPDATE OF m),
-    -- After the month rows (the condition on months_held makes them come first).
-    firsts_held AS MATERIALIZED (
-      SELECT 1 FROM giving_first_months f
-      WHERE f.institution_id = ${institutionId}
-        AND (f.level, f.unit_id) IN (SELECT level, unit_id FROM units)
-        AND (SELECT count(*) FROM months_held) >= 0
-      ORDER BY f.level, f.unit_id
-      FOR NO KEY UPDATE OF f)
-    SELECT count(*) FROM firsts_held) >= 0`;
+      FOR NO KEY UPDATE OF m) AS held) >= 0`;
 }

@@ -9,7 +9,7 @@ import { donorExport } from './export.js';
 import { mergeDonorsAction } from './merge.js';
 import { donorList } from './list.js';
 import { presentDonor } from './present.js';
-import { findGiving, findMemberIds } from './queries.js';
+import { findGivingWithMembers } from './queries.js';
 import { donorDetailResponse, donorResponse } from './response.js';
 import {
   donorDefaults,
@@ -19,13 +19,18 @@ import {
   maxHouseholdMembers,
 } from './schema.js';
 
-/** A donor with its read-only giving summary; a Household with its members, whose giving it counts. */
+/**
+ * A donor with its read-only giving summary; a Household with its members, whose giving it counts.
+ * The row and the figures are read side by side: the figures need nothing from the row (only a
+ * Household has members), and a read of a missing donor answers 404 whatever they were.
+ */
 const retrieveDonor: Retrieval = async (db, institutionId, id) => {
-  const row = await findRow(db, donorTable, institutionId, id);
+  const [row, { giving, memberIds }] = await Promise.all([
+    findRow(db, donorTable, institutionId, id),
+    findGivingWithMembers(db, institutionId, id),
+  ]);
   if (!row) return null;
-  const memberIds =
-    row.role === 'Household' ? await findMemberIds(db, institutionId, id) : undefined;
-  return presentDonor(row, await findGiving(db, institutionId, id, memberIds), memberIds);
+  return presentDonor(row, giving, row.role === 'Household' ? memberIds : undefined);
 };
 
 export const donors: ResourceDescriptor = {

@@ -1,4 +1,5 @@
 // Secrets at rest (trust.md §4): what a user sees through HTTP, and what the database holds.
+import { readdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'slonik';
@@ -84,12 +85,17 @@ async function deliveredAndVerified(name: string, donorId: number, secret: strin
 /** The endpoint made before sealing began (the first test). */
 let legacy: Endpoint;
 
+/** The sealing migration and every one after it: down to before sealing began, and up again. */
+const sinceSealing = readdirSync(migrationsDir).filter(
+  (file) => file.endsWith('.sql') && file >= '1735080000000',
+).length;
+
 const migrate = (direction: 'up' | 'down') =>
   runner({
     databaseUrl: service.config.DATABASE_MIGRATION_URL!,
     dir: migrationsDir,
     direction,
-    count: 1,
+    count: sinceSealing,
     migrationsTable: 'pgmigrations',
     singleTransaction: true,
     log: () => {},

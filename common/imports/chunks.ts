@@ -298,8 +298,9 @@ async function reportRepeats(db: DatabaseTransactionConnection, imp: ImportRow, 
 /**
  * Rows that join a household an earlier row of the file creates (`household_external_id`, no
  * donor having that external id; the first row of any role with it, as rows.ts finds it) when
- * that row has errors: it will not be written, so neither will they. Reported here, once every chunk is judged, so that the dry run says what the commit
- * would do. Found over the whole file in one query.
+ * that row has errors: it will not be written, so neither will they. Reported here, once every
+ * chunk is judged, so that the dry run says what the commit would do. Found over the whole file
+ * in one query.
  */
 async function reportUnwrittenHouseholds(
   db: DatabaseTransactionConnection,

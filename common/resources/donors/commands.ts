@@ -23,8 +23,7 @@ import {
   countMembers,
   deleteDonor,
   donorHasGifts,
-  findDonorRole,
-  findDonorStatus,
+  findHouseholdToJoin,
   pauseActiveRecurringGifts,
 } from './queries.js';
 import { donorDetailResponse } from './response.js';
@@ -65,10 +64,9 @@ const hasMembers = () =>
  * constituents.md §1: `household_id` only for an Individual, naming a donor of the institution
  * that is a Household with room for another member. A real write holds the household FOR NO KEY
  * UPDATE until it commits: it is then neither deleted nor given another role meanwhile, and
- * another join to it waits, so the members counted after the lock are all there are (the count
- * is its own statement: one that waited for the lock would count from before the wait). The
- * household a donor already belongs to is not checked again: it stays a Household while it has
- * members.
+ * another join to it waits, so the members counted after the lock are all there are
+ * (findHouseholdToJoin: one statement). The household a donor already belongs to is not checked
+ * again: it stays a Household while it has members.
  */
 async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
   const { record, validation, existing } = check;
@@ -84,18 +82,15 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
   }
   if (existing?.household_id === householdId) return;
   const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR NO KEY UPDATE`;
-  const role = await findDonorRole(ctx.db, ctx.institution.id, householdId, lock);
+  const household = await findHouseholdToJoin(ctx.db, ctx.institution.id, householdId, lock);
   const problem = (message: string, code: FieldErrorCode = 'invalid_value') =>
     validation.errors.push({ param: 'household_id', code, message });
-  if (role === null) problem('does not name an existing donor', 'reference_not_found');
-  else if (role !== 'Household') problem('names a donor that is not a Household');
-  else {
-    const status = await findDonorStatus(ctx.db, ctx.institution.id, householdId);
-    if (status === 'merged' || status === 'erased')
-      problem(`names a donor that is ${status}`, 'reference_inactive');
-    else if ((await countMembers(ctx.db, ctx.institution.id, householdId)) >= maxHouseholdMembers)
-      problem(`names a household that has ${maxHouseholdMembers} members already`);
-  }
+  if (household === null) problem('does not name an existing donor', 'reference_not_found');
+  else if (household.role !== 'Household') problem('names a donor that is not a Household');
+  else if (household.status === 'merged' || household.status === 'erased')
+    problem(`names a donor that is ${household.status}`, 'reference_inactive');
+  else if ((household.members ?? 0) >= maxHouseholdMembers)
+    problem(`names a household that has ${maxHouseholdMembers} members already`);
 }
 
 /** Which names a role needs or forbids (product.md §4). */

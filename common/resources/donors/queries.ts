@@ -133,16 +133,38 @@ export async function countMembers(
   );
 }
 
-/** A donor's role, read under `lock`; null when the institution has no such donor. */
-export async function findDonorRole(
+/** What a join to a household is judged by (findHouseholdToJoin). */
+export interface HouseholdToJoin {
+  role: string;
+  status: string;
+  /** Its current members; null when the donor is not a Household. */
+  members: number | null;
+}
+
+/**
+ * The donor a join names, read under `lock`, and its members counted after the lock (by
+ * household_member_count, whose VOLATILE query takes a snapshot of its own when it is called):
+ * a join that waited for another join to commit counts the member that one added. The locked
+ * row is the household as last committed, whatever it waited for. Null when the institution has
+ * no such donor.
+ */
+export async function findHouseholdToJoin(
   db: CommonQueryMethods,
   institutionId: number,
-  donorId: number,
+  householdId: number,
   lock: FragmentSqlToken,
-): Promise<string | null> {
-  const role = await db.maybeOneFirst(sql.unsafe`
-    SELECT role FROM donors WHERE institution_id = ${institutionId} AND id = ${donorId} ${lock}`);
-  return role === null ? null : String(role);
+): Promise<HouseholdToJoin | null> {
+  const row = await db.maybeOne(sql.type(
+    z.object({ role: z.string(), status: z.string(), members: z.coerce.number().nullable() }),
+  )`
+    WITH household AS MATERIALIZED (
+      SELECT id, role, status FROM donors
+      WHERE institution_id = ${institutionId} AND id = ${householdId} ${lock})
+    SELECT role, status,
+           CASE WHEN role = 'Household'
+                THEN household_member_count(${institutionId}, id) END AS members
+    FROM household`);
+  return row && { role: row.role, status: row.status, members: row.members };
 }
 
 /**

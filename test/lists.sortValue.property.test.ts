@@ -110,12 +110,11 @@ async function walk(initial: Consent[], { limits, inserts }: Walk) {
   const all = [...initial];
   let step = 0;
   const limit = () => limits[step % limits.length]!;
+  // Recorded between the first pages of each way only: going back, a consent recorded at the
+  // newest instant is ahead of every position, so recording at every page (more than a page
+  // reads) would never let the walk end.
   const recordBetweenPages = async (ahead: (row: Consent) => boolean) => {
-    const made = await insertConsents(
-      inserts[step % inserts.length]!,
-      service.tenant.institutionId,
-      donorId,
-    );
+    const made = await insertConsents(inserts[step] ?? [], service.tenant.institutionId, donorId);
     all.push(...made);
     step += 1;
     return made.filter(ahead);
@@ -135,6 +134,7 @@ async function walk(initial: Consent[], { limits, inserts }: Walk) {
   forwardExpected = forwardExpected.sort(listOrder);
 
   // Back from the last page: every row before its first, as the list stands now and as it grows.
+  step = 0;
   const start = page.data[0];
   const backward: Consent[] = [];
   let backwardExpected = start ? all.filter((row) => listOrder(row, start) < 0) : [];

@@ -18,6 +18,15 @@ const retentionRow = z.object({
 });
 
 /**
+ * The units of a level are summed in this many ranges of unit ids, each grouped on its own: the
+ * ranges share no unit, and every figure of the report is a sum over units, so the ranges' sums
+ * add up to it. PostgreSQL may then run them side by side (a Parallel Append under one partial
+ * aggregate: some 2x on two cores, one snapshot throughout); one range at a time, they cost what
+ * one pass does. More ranges than processes keep a skewed range from holding the others up.
+ */
+const UNIT_RANGES = 8;
+
+/**
  * `GET /reports/retention` (fundraising.md §5, the Fundraising Effectiveness Project's
  * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months,
  * and the units new in Y from giving_first_months.
@@ -28,21 +37,48 @@ export async function findRetention(
   year: number,
   level: Level,
 ): Promise<JsonObject> {
-  // One transaction: the start month and the figures come from one moment of the data, and the
-  // statement runs without JIT, whose compilation (its cost passes the threshold at some
-  // 100,000 units) took longer than it saved, at every request.
+  // One transaction: the start month, the ranges and the figures come from one moment of the
+  // data, and the statement runs without JIT, whose compilation (its cost passes the threshold
+  // at some 100,000 units) took longer than it saved, at every request.
   const row = await db.transaction(async (transaction) => {
     await transaction.query(sql.unsafe`SET LOCAL jit = off`);
     // The bounds as dates, not subqueries, so that the planner sees how many months they hold
-    // (it reads the key's index in order, not the whole table): the start month is read first.
-    const startMonth = await transaction.oneFirst(sql.type(z.object({ month: z.number() }))`
-      SELECT fiscal_year_start_month AS month FROM institutions WHERE id = ${institutionId}`);
+    // (it reads the key's index in order, not the whole table): the start month is read first,
+    // with the level's lowest and highest unit (two probes of the key's index).
+    const {
+      month: startMonth,
+      low,
+      high,
+    } = await transaction.one(sql.type(
+      z.object({
+        month: z.number(),
+        low: z.coerce.number().nullable(),
+        high: z.coerce.number().nullable(),
+      }),
+    )`
+      SELECT fiscal_year_start_month AS month,
+             (SELECT min(unit_id) FROM giving_months
+              WHERE institution_id = ${institutionId} AND level = ${level}) AS low,
+             (SELECT max(unit_id) FROM giving_months
+              WHERE institution_id = ${institutionId} AND level = ${level}) AS high
+      FROM institutions WHERE id = ${institutionId}`);
     const day = (fiscalYear: number) =>
       sql.fragment`${fiscalYearStartDay(startMonth, fiscalYear)}::date`;
     const [previous, current, next] = [day(year - 1), day(year), day(year + 1)];
-    // One pass over the units of the two years, read from the key's index alone. A unit counted
-    // in Y and not in Y−1 is new when its first month ever falls in Y (giving_first_months, a
-    // range of one index), else recaptured: no unit is looked up on its own.
+    // Each range one pass over its units of the two years, read from the key's index alone. A
+    // unit counted in Y and not in Y−1 is new when its first month ever falls in Y
+    // (giving_first_months, a range of one index), else recaptured: no unit is looked up on its
+    // own.
+    const ranges = unitRanges(low ?? 0, high ?? 0).map(
+      ([from, to]) => sql.fragment`(
+        SELECT sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
+               sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
+        FROM giving_months m
+        WHERE m.institution_id = ${institutionId} AND m.level = ${level}
+          AND m.unit_id >= ${from} AND m.unit_id < ${to}
+          AND m.month >= ${previous} AND m.month < ${next}
+        GROUP BY m.unit_id)`,
+    );
     return transaction.one(sql.type(retentionRow)`
       SELECT count(u.previous_total)::int AS previous_donors,
              count(*) FILTER (WHERE u.previous_total IS NOT NULL AND u.total IS NOT NULL)::int
@@ -57,13 +93,7 @@ export async function findRetention(
              count(*) FILTER (WHERE u.total = u.previous_total)::int AS unchanged,
              coalesce(sum(u.previous_total), 0)::text AS previous_amount,
              coalesce(sum(u.total), 0)::text AS amount
-      FROM (SELECT m.unit_id,
-                   sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
-                   sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
-            FROM giving_months m
-            WHERE m.institution_id = ${institutionId} AND m.level = ${level}
-              AND m.month >= ${previous} AND m.month < ${next}
-            GROUP BY m.unit_id) u`);
+      FROM (${sql.join(ranges, sql.fragment` UNION ALL `)}) u`);
   });
   const rate =
     row.previous_donors === 0
@@ -85,6 +115,19 @@ export async function findRetention(
     previous_amount: Number(row.previous_amount),
     amount: Number(row.amount),
   };
+}
+
+/**
+ * [from, to) bounds of UNIT_RANGES ranges of unit ids that cover low to high, each unit in one
+ * (fewer where there are fewer ids than ranges).
+ */
+export function unitRanges(low: number, high: number): [number, number][] {
+  const ids = high - low + 1;
+  const count = Math.max(1, Math.min(UNIT_RANGES, ids));
+  const bounds = Array.from({ length: count + 1 }, (_, index) =>
+    index === count ? high + 1 : low + Math.floor((ids * index) / count),
+  );
+  return bounds.slice(0, -1).map((from, index) => [from, bounds[index + 1]!]);
 }
 
 const count = (description: string) => z.number().int().meta({ description });

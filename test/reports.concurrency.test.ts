@@ -125,3 +125,50 @@ test('gifts, refunds and voids racing household joins and leaves leave every mon
     firsts.map(({ level, unit_id, month }) => ({ level, unit_id, month })),
   );
 }, 120_000);
+
+test('retention read while donors give for the first time is one moment of the data: every unit that arrived is new, none recaptured', async () => {
+  const donors: number[] = [];
+  for (let n = 0; n < 24; n++) {
+    const created = await call('POST', '/donors', {
+      role: 'Individual',
+      first_name: 'First',
+      last_name: `Gift ${n}`,
+    });
+    expect(created.status).toBe(201);
+    donors.push(created.body.id);
+  }
+  // Retention reads `new` and the year's figures in two statements: read apart, a gift committed
+  // between them would count as arrived and not new, so recaptured.
+  let writing = true;
+  const writes = Promise.all(
+    donors.map((donor) =>
+      call('POST', '/gifts', {
+        donor_id: donor,
+        amount: 25,
+        subject: 'First gift',
+        gift_date: '2031-03-01',
+      }),
+    ),
+  ).finally(() => {
+    writing = false;
+  });
+  const answers: { new: number; recaptured: number; retained: number }[] = [];
+  const read = () =>
+    service.call<{ new: number; recaptured: number; retained: number }>(
+      'GET',
+      '/api/v1/reports/retention?fiscal_year=2031',
+    );
+  const reader = async () => {
+    while (writing) {
+      const answer = await read();
+      expect(answer.status).toBe(200);
+      answers.push(answer.body);
+    }
+  };
+  const [created] = await Promise.all([writes, reader(), reader()]);
+  for (const gift of created) expect(gift.status).toBe(201);
+  expect(answers.length).toBeGreaterThan(0);
+  expect(answers.filter((answer) => answer.recaptured !== 0 || answer.retained !== 0)).toEqual([]);
+  const last = await read();
+  expect(last.body).toMatchObject({ new: donors.length, recaptured: 0, retained: 0 });
+}, 120_000);

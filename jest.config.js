@@ -1,9 +1,11 @@
 /**
  * Tests of the processes themselves (start, shutdown, packaging, the demo, the operator CLI's
- * imports and webhooks), of the static document and of the browser pages: they prove nothing more
- * when the service's connections go through PgBouncer, so CI's second pass (.ci/run,
- * TEST_ONCE=1) leaves them to the first. test/operatorCli.test.ts stays in it: its `revoke-key`
- * sends a statement the statement audit expects to see (test/helpers/statementAudit.ts).
+ * imports and webhooks), of the static document, of the browser pages and of the Redis Clusters
+ * the tests start of their own (the write path's runs again on CI's cluster pass): they prove
+ * nothing more when the service's connections go through PgBouncer, so CI's second pass
+ * (.ci/run, TEST_ONCE=1) leaves them to the first. test/operatorCli.test.ts stays in it: its
+ * `revoke-key` sends a statement the statement audit expects to see
+ * (test/helpers/statementAudit.ts).
  */
 const oncePerRun = [
   'shutdown',
@@ -20,6 +22,8 @@ const oncePerRun = [
   'docsPage',
   'browser',
   'adminDashboard.browser',
+  'redisCluster',
+  'redisClusterSecurity',
 ].map((name) => `<rootDir>/test/${name.replaceAll('.', '\\.')}\\.test\\.ts$`);
 
 /** Integration tests run against real PostgreSQL, Redis and BullMQ workers (see test/helpers). */

@@ -1,4 +1,5 @@
 // Each list unfiltered (own rows, newest first), and filters pinned across pages by the cursor.
+import { pagePositions } from './helpers/cursors.js';
 import {
   get,
   id,
@@ -123,7 +124,7 @@ describe('pinned filters across pages', () => {
     expect(idsOf(same.body)).toEqual([id.gracePast]);
 
     const withoutFilter = await get(`/awards?${query({ limit: 1, starting_after: cursor })}`);
-    expect(withoutFilter.body).toEqual(same.body);
+    expect(pagePositions(withoutFilter.body)).toEqual(pagePositions(same.body));
 
     for (const params of [
       { award_cycle_id: id.fall } as Record<string, number | string>,

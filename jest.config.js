@@ -1,6 +1,7 @@
 /**
- * Tests of the processes themselves (start, shutdown, packaging, the demo, the operator CLI's
- * imports and webhooks), of the static document, of the browser pages and of the Redis Clusters
+ * Tests of the processes themselves (start, shutdown, packaging of the service and of the client
+ * library, the demo, the operator CLI's imports and webhooks), of the static document (its lint,
+ * a client generated from it, its webhooks), of the browser pages and of the Redis Clusters
  * the tests start of their own (the write path's runs again on CI's cluster pass): they prove
  * nothing more when the service's connections go through PgBouncer, so CI's second pass
  * (.ci/run, TEST_ONCE=1) leaves them to the first. test/operatorCli.test.ts stays in it: its
@@ -19,6 +20,9 @@ const oncePerRun = [
   'operatorCli.webhooks',
   'imports.cli',
   'openapi.lint',
+  'openapi.clientTypes',
+  'openapi.webhooks',
+  'sdk.package',
   'docsPage',
   'browser',
   'adminDashboard.browser',

@@ -127,9 +127,7 @@ export async function countMembers(
   householdId: number,
 ): Promise<number> {
   return Number(
-    await db.oneFirst(sql.unsafe`
-      SELECT count(*) FROM donors
-      WHERE institution_id = ${institutionId} AND household_id = ${householdId}`),
+    await db.oneFirst(sql.unsafe`SELECT household_member_count(${institutionId}, ${householdId})`),
   );
 }
 
@@ -154,7 +152,7 @@ export async function findHouseholdToJoin(
   householdId: number,
   lock: FragmentSqlToken,
 ): Promise<HouseholdToJoin | null> {
-  const row = await db.maybeOne(sql.type(
+  return db.maybeOne(sql.type(
     z.object({ role: z.string(), status: z.string(), members: z.coerce.number().nullable() }),
   )`
     WITH household AS MATERIALIZED (
@@ -164,7 +162,6 @@ export async function findHouseholdToJoin(
            CASE WHEN role = 'Household'
                 THEN household_member_count(${institutionId}, id) END AS members
     FROM household`);
-  return row && { role: row.role, status: row.status, members: row.members };
 }
 
 /**

@@ -393,6 +393,100 @@ describe('what household_id may name', () => {
     ).toBe(100);
   });
 
+  test('a member created with every field set is stored as the same create without a household would be', async () => {
+    const tag = await service.call<{ id: number }>('POST', '/api/v1/tags', {
+      body: { name: `Member tag ${randomUUID()}` },
+    });
+    expect(tag.status).toBe(201);
+    const home = await household();
+    const full = (n: string) => ({
+      role: 'Individual',
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: `grace.${n}.${randomUUID()}@example.org`,
+      external_id: `ext-${randomUUID()}`,
+      phone: '+1 202 555 0100',
+      address: { line1: '1 Navy Way', city: 'Arlington', country: 'US' },
+      status: 'deceased',
+      deceased_on: '1992-01-01',
+      gives_anonymously: true,
+      tag_ids: [tag.body.id],
+      communication_restrictions: ['do_not_mail'],
+      emails: [{ address: `grace.${n}.work@example.org`, type: 'work' }],
+      phones: [{ number: '+1 202 555 0101', type: 'mobile' }],
+      addresses: [
+        {
+          line1: '2 Beach Road',
+          city: 'Key West',
+          country: 'US',
+          type: 'seasonal',
+          seasonal_from: '12-01',
+          seasonal_to: '03-31',
+        },
+      ],
+    });
+    const solo = await person(full('solo'));
+    const member = await person({ ...full('member'), household_id: home.id });
+    const differing = [
+      'id',
+      'email',
+      'external_id',
+      'emails',
+      'household_id',
+      'created_at',
+      'updated_at',
+    ];
+    const without = (donor: Member) =>
+      Object.fromEntries(Object.entries(donor).filter(([name]) => !differing.includes(name)));
+    expect(without(member)).toEqual(without(solo));
+    expect(member.household_id).toBe(home.id);
+    expect(await read(member.id)).toMatchObject({ ...without(solo), household_id: home.id });
+  });
+
+  test('two creates racing for the last place of a household: the second waits in its insert and is refused', async () => {
+    const home = await household();
+    await fillHousehold(home.id, 99);
+    const key = `last-place-create-${randomUUID()}`;
+    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+    const body = (name: string) => ({
+      role: 'Individual',
+      first_name: name,
+      last_name: 'Racer',
+      email: `${name.toLowerCase()}.${randomUUID()}@example.org`,
+      household_id: home.id,
+    });
+    const first = service.call('POST', '/api/v1/donors', {
+      body: body('First'),
+      headers: { 'Idempotency-Key': key },
+    });
+    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first create held');
+    const second = service.call('POST', '/api/v1/donors', { body: body('Second') });
+    const early = await Promise.race([
+      second.then(() => 'answered' as const),
+      waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second create waiting'),
+    ]);
+    await hold.release();
+    const [one, two] = await Promise.all([first, second]);
+    expect({ early, first: one.status, second: two.status }).toEqual({
+      early: undefined,
+      first: 201,
+      second: 422,
+    });
+    expect(two.body).toMatchObject({
+      error: { errors: [{ param: 'household_id', code: 'invalid_value' }] },
+    });
+    expect(
+      await service.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM donors WHERE household_id = ${home.id}`,
+      ),
+    ).toBe(100);
+    expect(
+      await service.db.oneFirst(
+        sql.unsafe`SELECT count(*)::int FROM donors WHERE first_name = 'Second' AND last_name = 'Racer'`,
+      ),
+    ).toBe(0);
+  });
+
   test('member_ids is read-only', async () => {
     const home = await household();
     await expectSameFailureThreeWays(

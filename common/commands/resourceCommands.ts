@@ -1,7 +1,14 @@
-import type { FragmentSqlToken } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { errors } from '../errors.js';
 import type { JsonObject, JsonValue } from '../json.js';
-import { findRow, insertRow, updateRow, type Stored, type Table } from '../resources/table.js';
+import {
+  findRow,
+  insertRow,
+  insertRowWhere,
+  updateRow,
+  type Stored,
+  type Table,
+} from '../resources/table.js';
 import {
   requireFields,
   validateBody,
@@ -41,6 +48,13 @@ export interface RecordCheck<Row> {
   existing: Row | null;
   /** The field holds a value that passed its own validation. */
   valid(name: string): boolean;
+  /**
+   * Present on a real create of a resource that judges in its insert (`judgesInInsert`): a rule
+   * may push here the condition it would otherwise look up (and lock), and the insert is made
+   * only where every one holds. Where one does not, nothing is inserted and the create is judged
+   * again in full, so the client gets the rule's own error.
+   */
+  insertGuards?: FragmentSqlToken[];
 }
 
 /**
@@ -76,6 +90,11 @@ export interface WritableResource<Row extends Stored, Fields extends object> {
    * payment settles its pledge): answers the record as it then is.
    */
   afterWrite?(ctx: CommandContext, row: Row, existing: Row | null): Promise<Row>;
+  /**
+   * Its rules may leave lookups to a real create's insert (RecordCheck.insertGuards): one
+   * statement fewer in the common case.
+   */
+  judgesInInsert?: boolean;
   /** Refuses any change to a record in a frozen state (409) before its body is judged. */
   guard?(ctx: CommandContext, existing: Row): Promise<void>;
   /**
@@ -132,6 +151,34 @@ async function validateRecord<Row extends Stored, Fields extends object>(
   return resource.store ? resource.store(check.record, existing) : fieldsOf(resource, check.record);
 }
 
+/**
+ * A real create whose rules left their lookups to the insert (WritableResource.judgesInInsert):
+ * the row, or null when a rule found a problem or the insert's guard refused, which leaves
+ * nothing behind; the caller then judges the create in full.
+ */
+async function insertJudged<Row extends Stored, Fields extends object>(
+  ctx: CommandContext,
+  resource: WritableResource<Row, Fields>,
+  body: JsonObject,
+): Promise<Row | null> {
+  const check = { ...judgeRecord(ctx, resource, body, null), insertGuards: [] };
+  await resource.rules?.(ctx, check);
+  if (check.validation.errors.length) return null;
+  const fields = resource.store
+    ? resource.store(check.record, null)
+    : fieldsOf(resource, check.record);
+  const guards: FragmentSqlToken[] = check.insertGuards;
+  return guards.length === 0
+    ? insertRow(ctx.db, resource.table, ctx.institution.id, fields)
+    : insertRowWhere(
+        ctx.db,
+        resource.table,
+        ctx.institution.id,
+        fields,
+        sql.fragment`${sql.join(guards, sql.fragment` AND `)}`,
+      );
+}
+
 /** The record a write targets, locked for the real write; 404 when it is not the caller's. */
 export async function findTarget<Row extends Stored>(
   ctx: CommandContext,
@@ -169,16 +216,14 @@ export function createCommand<Row extends Stored, Fields extends object>(
     ...(resource.constraints ? { constraints: resource.constraints } : {}),
     ...options,
     async execute(ctx, request) {
-      const fields = await validateRecord(ctx, resource, request.body, null);
+      const judged =
+        !ctx.dryRun && resource.judgesInInsert
+          ? await insertJudged(ctx, resource, request.body)
+          : null;
       // A dry run presents the record it would have written: the same fields, id 0.
-      const row = ctx.dryRun
-        ? await preview(ctx, resource, previewCreated(ctx, fields) as unknown as Row)
-        : await written(
-            ctx,
-            resource,
-            await insertRow(ctx.db, resource.table, ctx.institution.id, fields),
-            null,
-          );
+      const row = judged
+        ? await written(ctx, resource, judged, null)
+        : await createJudgedInFull(ctx, resource, request.body);
       return {
         status: 201,
         body: resource.present(row),
@@ -186,6 +231,23 @@ export function createCommand<Row extends Stored, Fields extends object>(
       };
     },
   };
+}
+
+/** A create judged by its rules' lookups (and, for a dry run, presented with id 0). */
+async function createJudgedInFull<Row extends Stored, Fields extends object>(
+  ctx: CommandContext,
+  resource: WritableResource<Row, Fields>,
+  body: JsonObject,
+): Promise<Row> {
+  const fields = await validateRecord(ctx, resource, body, null);
+  return ctx.dryRun
+    ? await preview(ctx, resource, previewCreated(ctx, fields) as unknown as Row)
+    : await written(
+        ctx,
+        resource,
+        await insertRow(ctx.db, resource.table, ctx.institution.id, fields),
+        null,
+      );
 }
 
 export function updateCommand<Row extends Stored, Fields extends object>(

@@ -152,6 +152,32 @@ export function insertRowsFragment<Fields extends object>(
     SELECT id, created_at, updated_at FROM inserted ORDER BY id`;
 }
 
+/**
+ * The insert of one row, made only where `guard` holds (conditions a rule left to the insert):
+ * the row as written, or null when the guard refused it and nothing was inserted.
+ */
+export function insertRowWhere<Row extends Stored, Fields extends object>(
+  db: CommonQueryMethods,
+  table: Table<Row, Fields>,
+  institutionId: number,
+  fields: Fields,
+  guard: FragmentSqlToken,
+): Promise<Row | null> {
+  const values = valuesOf(table as Table<Stored, Fields>, fields);
+  const columns = insertColumns(
+    table,
+    values.map(([name]) => name),
+  );
+  return db.maybeOne(sql.type(table.row)`
+    INSERT INTO ${sql.identifier([table.name])} (${columns})
+    SELECT ${institutionId}, ${sql.join(
+      values.map(([, value]) => value),
+      sql.fragment`, `,
+    )}
+    WHERE ${guard}
+    RETURNING ${columnsOf(table)}`) as Promise<Row | null>;
+}
+
 export function insertRow<Row extends Stored, Fields extends object>(
   db: CommonQueryMethods,
   table: Table<Row, Fields>,

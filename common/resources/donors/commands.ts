@@ -24,6 +24,7 @@ import {
   deleteDonor,
   donorHasGifts,
   findHouseholdToJoin,
+  householdTakesMember,
   pauseActiveRecurringGifts,
 } from './queries.js';
 import { donorDetailResponse } from './response.js';
@@ -65,7 +66,9 @@ const hasMembers = () =>
  * that is a Household with room for another member. A real write holds the household FOR NO KEY
  * UPDATE until it commits: it is then neither deleted nor given another role meanwhile, and
  * another join to it waits, so the members counted after the lock are all there are
- * (findHouseholdToJoin: one statement). The household a donor already belongs to is not checked
+ * (findHouseholdToJoin: one statement). A real create judges it in its insert instead
+ * (householdTakesMember), one statement fewer; where the insert refuses, the create is judged
+ * again with the lookup, for the error. The household a donor already belongs to is not checked
  * again: it stays a Household while it has members.
  */
 async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>): Promise<void> {
@@ -81,6 +84,12 @@ async function checkHousehold(ctx: CommandContext, check: RecordCheck<DonorRow>)
     return;
   }
   if (existing?.household_id === householdId) return;
+  if (check.insertGuards) {
+    check.insertGuards.push(
+      householdTakesMember(ctx.institution.id, householdId, maxHouseholdMembers),
+    );
+    return;
+  }
   const lock = ctx.dryRun ? sql.fragment`` : sql.fragment`FOR NO KEY UPDATE`;
   const household = await findHouseholdToJoin(ctx.db, ctx.institution.id, householdId, lock);
   const problem = (message: string, code: FieldErrorCode = 'invalid_value') =>
@@ -388,6 +397,7 @@ const donorsResource: WritableResource<DonorRow, DonorFields> = {
     } satisfies FieldError,
   },
   rules: donorRules,
+  judgesInInsert: true,
   store: storeDonor,
   afterWrite: pauseGivingOfDeceased,
   guard: refuseMerged,

@@ -165,6 +165,26 @@ export async function findHouseholdToJoin(
 }
 
 /**
+ * findHouseholdToJoin's judgement as an insert's condition (RecordCheck.insertGuards): the
+ * donor is a Household, neither merged nor erased, with room for another member, read under
+ * FOR NO KEY UPDATE and counted after the lock. CASE, not AND, so that the count runs only
+ * after the lock is held.
+ */
+export function householdTakesMember(
+  institutionId: number,
+  householdId: number,
+  maxMembers: number,
+): FragmentSqlToken {
+  return sql.fragment`CASE WHEN EXISTS (
+      SELECT FROM donors h
+      WHERE h.institution_id = ${institutionId} AND h.id = ${householdId}
+        AND h.role = 'Household' AND h.status NOT IN ('merged', 'erased')
+      FOR NO KEY UPDATE)
+    THEN household_member_count(${institutionId}, ${householdId}) < ${maxMembers}
+    ELSE false END`;
+}
+
+/**
  * Whether any gift of the institution names the donor (as its donor or in a soft credit), or
  * any pledge: records a donor cannot be deleted from under.
  */

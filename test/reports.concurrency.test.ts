@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { rebuildStaleGivingYears } from '../common/reports/givingYears.js';
+import { givingYearsDrift } from './helpers/givingYears.js';
 import { startTestService, type TestService } from './helpers/harness.js';
 
 let service: TestService;
@@ -114,6 +116,8 @@ test('gifts, refunds and voids racing household joins and leaves leave every mon
   expect(await service.db.any(firstMonths)).toEqual(
     firsts.map(({ level, unit_id, month }) => ({ level, unit_id, month })),
   );
+  // And the fiscal years retention reads are those months' sums.
+  expect(await givingYearsDrift(service.db, institutionId)).toEqual([]);
   // The operator's rebuild makes the same rows the writes kept.
   await service.db.query(sql.unsafe`SELECT giving_months_rebuild(${institutionId})`);
   expect(
@@ -124,6 +128,74 @@ test('gifts, refunds and voids racing household joins and leaves leave every mon
   expect(await service.db.any(firstMonths)).toEqual(
     firsts.map(({ level, unit_id, month }) => ({ level, unit_id, month })),
   );
+  expect(await givingYearsDrift(service.db, institutionId)).toEqual([]);
+}, 120_000);
+
+test('the years built again for a new fiscal year start while gifts, refunds and voids race it: every year row is its months’ sum under the start month recorded, and retention answers the same before and after', async () => {
+  const tenant = await service.createTenant();
+  const as = <T = { id: number }>(method: string, path: string, body?: unknown) =>
+    service.call<T>(method, `/api/v1${path}`, {
+      key: tenant.key,
+      body,
+      headers: body === undefined ? {} : { 'Idempotency-Key': randomUUID() },
+    });
+  const donors: number[] = [];
+  for (let n = 0; n < 6; n++) {
+    const created = await as('POST', '/donors', {
+      role: 'Individual',
+      first_name: 'Year',
+      last_name: `Racer ${n}`,
+      email: `year.racer.${n}.${randomUUID()}@example.org`,
+    });
+    expect(created.status).toBe(201);
+    donors.push(created.body.id);
+  }
+  const gifts: number[] = [];
+  for (let n = 0; n < 24; n++) {
+    const created = await as('POST', '/gifts', {
+      donor_id: donors[n % donors.length],
+      amount: 10 + n,
+      subject: 'Year race',
+      gift_date: `202${5 + (n % 2)}-${String(1 + (n % 12)).padStart(2, '0')}-10`,
+    });
+    expect(created.status).toBe(201);
+    gifts.push(created.body.id);
+  }
+  const retention = async () => {
+    const answer = await as<Record<string, unknown>>('GET', '/reports/retention?fiscal_year=2026');
+    expect(answer.status).toBe(200);
+    return answer.body;
+  };
+  const changed = await as('PATCH', '/institution', { fiscal_year_start_month: 7 });
+  expect(changed.status).toBe(200);
+  // The months answer until the years are built again.
+  const before = await retention();
+  const writes: Promise<unknown>[] = [rebuildStaleGivingYears(service.db)];
+  for (let n = 0; n < 24; n++) {
+    writes.push(
+      n % 3 === 0
+        ? as('POST', `/gifts/${gifts[n]}/void`, { reason: 'Racing' })
+        : as('POST', '/gifts', {
+            donor_id: donors[n % donors.length],
+            amount: 5,
+            subject: 'Year race',
+            gift_date: `2025-${String(1 + (n % 12)).padStart(2, '0')}-20`,
+          }),
+    );
+    if (n === 12) writes.push(rebuildStaleGivingYears(service.db));
+  }
+  await Promise.all(writes);
+  expect(
+    await service.db.oneFirst(sql.unsafe`
+      SELECT giving_years_start_month FROM institutions WHERE id = ${tenant.institutionId}`),
+  ).toBe(7);
+  expect(await givingYearsDrift(service.db, tenant.institutionId)).toEqual([]);
+  // Read from the years now, the same answer as the months give.
+  const after = await retention();
+  await service.db.query(sql.unsafe`
+    UPDATE institutions SET giving_years_start_month = 1 WHERE id = ${tenant.institutionId}`);
+  expect(after).toEqual(await retention());
+  expect(before).not.toEqual(after);
 }, 120_000);
 
 test('retention read while donors give for the first time is one moment of the data: every unit that arrived is new, none recaptured', async () => {

@@ -4,6 +4,7 @@ import { pruneAudit } from '../common/audit/log.js';
 import { pruneEvents } from '../common/events/retention.js';
 import { pruneImportFiles } from '../common/imports/retention.js';
 import { purgeExpiredReceipts } from '../common/idempotency/receipts.js';
+import { rebuildStaleGivingYears } from '../common/reports/givingYears.js';
 import { pruneDeliveries } from '../common/webhooks/attempts.js';
 import { disableFailingEndpoints } from '../common/webhooks/health.js';
 import type { Logger } from '../common/logger.js';
@@ -17,7 +18,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
  * Housekeeping on a schedule that BullMQ shares among all worker processes, so each run happens
  * once however many workers there are: expired idempotency receipts are purged, events older
  * than their retention are pruned (audit rows after theirs), import files older than theirs are
- * emptied, and webhook endpoints failing for days are disabled.
+ * emptied, webhook endpoints failing for days are disabled, and the giving years of an
+ * institution whose fiscal year start changed are built again (retention's fast way back).
  */
 export async function startMaintenance(
   pool: DatabasePool,
@@ -54,7 +56,18 @@ export async function startMaintenance(
       logger.info({ auditPruned }, 'audit events past their retention pruned');
       const disabled = await disableFailingEndpoints(pool);
       if (disabled) logger.warn({ disabled }, 'webhook endpoints failing for days disabled');
-      return { purged, pruned, deliveriesPruned, importFilesPruned, auditPruned, disabled };
+      const givingYearsRebuilt = await rebuildStaleGivingYears(pool);
+      if (givingYearsRebuilt)
+        logger.info({ givingYearsRebuilt }, 'giving years built again for a new fiscal year start');
+      return {
+        purged,
+        pruned,
+        deliveriesPruned,
+        importFilesPruned,
+        auditPruned,
+        disabled,
+        givingYearsRebuilt,
+      };
     },
     { connection, prefix, concurrency: 1 },
   );

@@ -28,8 +28,9 @@ const UNIT_RANGES = 8;
 
 /**
  * `GET /reports/retention` (fundraising.md §5, the Fundraising Effectiveness Project's
- * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_months,
- * and the units new in Y from giving_first_months.
+ * definitions): each unit that counted in Y−1 or Y, with its totals in both from giving_years
+ * (or, while those are bucketed by another start month, from giving_months), and the units new
+ * in Y from giving_first_months.
  */
 export async function findRetention(
   db: CommonQueryMethods,
@@ -49,16 +50,18 @@ export async function findRetention(
     // with the level's lowest and highest unit (two probes of the key's index).
     const {
       month: startMonth,
+      years_month: yearsMonth,
       low,
       high,
     } = await transaction.one(sql.type(
       z.object({
         month: z.number(),
+        years_month: z.number(),
         low: z.coerce.number().nullable(),
         high: z.coerce.number().nullable(),
       }),
     )`
-      SELECT fiscal_year_start_month AS month,
+      SELECT fiscal_year_start_month AS month, giving_years_start_month AS years_month,
              (SELECT min(unit_id) FROM giving_months
               WHERE institution_id = ${institutionId} AND level = ${level}) AS low,
              (SELECT max(unit_id) FROM giving_months
@@ -74,19 +77,33 @@ export async function findRetention(
       SELECT count(*)::int AS new FROM giving_first_months f
       WHERE f.institution_id + 0 = ${institutionId} AND f.level = ${level}
         AND f.month >= ${current} AND f.month < ${next}`);
-    // Each range one pass over its units of the two years, in key order from the key's index
-    // alone. Offered bitmap scans, the planner sometimes (on statistics of pages not yet marked
-    // all-visible) read each range's rows from the table and sorted them: 3x slower.
+    // Each range read from the key's index alone. Offered bitmap scans, the planner sometimes
+    // (on statistics of pages not yet marked all-visible) read each range's rows from the table
+    // and sorted them: 3x slower.
     await transaction.query(sql.unsafe`SET LOCAL enable_bitmapscan = off`);
-    const ranges = unitRanges(low ?? 0, high ?? 0).map(
-      ([from, to]) => sql.fragment`(
-        SELECT sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
-               sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
-        FROM giving_months m
-        WHERE m.institution_id = ${institutionId} AND m.level = ${level}
-          AND m.unit_id >= ${from} AND m.unit_id < ${to}
-          AND m.month >= ${previous} AND m.month < ${next}
-        GROUP BY m.unit_id)`,
+    const inRange = (from: number, to: number, alias: 'y' | 'm') =>
+      sql.fragment`${sql.identifier([alias])}.institution_id = ${institutionId}
+        AND ${sql.identifier([alias])}.level = ${level}
+        AND ${sql.identifier([alias])}.unit_id >= ${from} AND ${sql.identifier([alias])}.unit_id < ${to}`;
+    // The years' rows where they are bucketed by today's start month: each unit's two totals
+    // from a row each, side by side. Otherwise (the start month changed, and the worker has not
+    // yet built the years again) the months of the two years, grouped per unit.
+    const yearsHold = yearsMonth === startMonth;
+    const yearOf = (fiscalYear: number, from: number, to: number) => sql.fragment`(
+      SELECT y.unit_id, y.total FROM giving_years y
+      WHERE ${inRange(from, to, 'y')} AND y.fiscal_year = ${fiscalYear})`;
+    const ranges = unitRanges(low ?? 0, high ?? 0).map(([from, to]) =>
+      yearsHold
+        ? sql.fragment`(
+            SELECT p.total AS previous_total, c.total AS total
+            FROM ${yearOf(year - 1, from, to)} p
+            FULL JOIN ${yearOf(year, from, to)} c USING (unit_id))`
+        : sql.fragment`(
+            SELECT sum(m.total) FILTER (WHERE m.month < ${current}) AS previous_total,
+                   sum(m.total) FILTER (WHERE m.month >= ${current}) AS total
+            FROM giving_months m
+            WHERE ${inRange(from, to, 'm')} AND m.month >= ${previous} AND m.month < ${next}
+            GROUP BY m.unit_id)`,
     );
     const figures = await transaction.one(sql.type(retentionRow.omit({ new: true }))`
       SELECT count(u.previous_total)::int AS previous_donors,

@@ -105,6 +105,44 @@ const lockWaits = () =>
     SELECT count(*)::int FROM pg_stat_activity
     WHERE datname = current_database() AND wait_event_type = 'Lock'`);
 
+/**
+ * Two writes for the last place of a household of 99 members: `first` held (its receipt key
+ * locked) after it took the household, `second` then waiting for it. Once the first commits, the
+ * second is refused (422 on household_id) and the household has 100 members.
+ */
+async function raceForLastPlace(writes: {
+  first: (household: number, key: string) => Promise<{ status: number }>;
+  second: (household: number) => Promise<{ status: number; body: unknown }>;
+  created: number;
+}): Promise<void> {
+  const home = await household();
+  await fillHousehold(home.id, 99);
+  const key = `last-place-${randomUUID()}`;
+  const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
+  const first = writes.first(home.id, key);
+  await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first write held');
+  const second = writes.second(home.id);
+  const early = await Promise.race([
+    second.then(() => 'answered' as const),
+    waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second write waiting'),
+  ]);
+  await hold.release();
+  const [one, two] = await Promise.all([first, second]);
+  expect({ early, first: one.status, second: two.status }).toEqual({
+    early: undefined,
+    first: writes.created,
+    second: 422,
+  });
+  expect(two.body).toMatchObject({
+    error: { errors: [{ param: 'household_id', code: 'invalid_value' }] },
+  });
+  expect(
+    await service.db.oneFirst(
+      sql.unsafe`SELECT count(*)::int FROM donors WHERE household_id = ${home.id}`,
+    ),
+  ).toBe(100);
+}
+
 describe('household_id and member_ids', () => {
   test('an Individual joins with PATCH: one donor.updated event on the member, and the household lists it', async () => {
     const home = await household();
@@ -364,33 +402,12 @@ describe('what household_id may name', () => {
   });
 
   test('two joins racing for the last place of a household: the second waits for the first and is refused', async () => {
-    const home = await household();
-    await fillHousehold(home.id, 99);
     const [a, b] = [await person(), await person()];
-    const key = `last-place-${randomUUID()}`;
-    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-    const first = patch(a.id, { household_id: home.id }, { 'Idempotency-Key': key });
-    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first join held');
-    const second = patch(b.id, { household_id: home.id });
-    const early = await Promise.race([
-      second.then(() => 'answered' as const),
-      waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second join waiting'),
-    ]);
-    await hold.release();
-    const [one, two] = await Promise.all([first, second]);
-    expect({ early, first: one.status, second: two.status }).toEqual({
-      early: undefined,
-      first: 200,
-      second: 422,
+    await raceForLastPlace({
+      first: (home, key) => patch(a.id, { household_id: home }, { 'Idempotency-Key': key }),
+      second: (home) => patch(b.id, { household_id: home }),
+      created: 200,
     });
-    expect(two.body).toMatchObject({
-      error: { errors: [{ param: 'household_id', code: 'invalid_value' }] },
-    });
-    expect(
-      await service.db.oneFirst(
-        sql.unsafe`SELECT count(*)::int FROM donors WHERE household_id = ${home.id}`,
-      ),
-    ).toBe(100);
   });
 
   test('a member created with every field set is stored as the same create without a household would be', async () => {
@@ -444,42 +461,22 @@ describe('what household_id may name', () => {
   });
 
   test('two creates racing for the last place of a household: the second waits in its insert and is refused', async () => {
-    const home = await household();
-    await fillHousehold(home.id, 99);
-    const key = `last-place-create-${randomUUID()}`;
-    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-    const body = (name: string) => ({
+    const body = (name: string, home: number) => ({
       role: 'Individual',
       first_name: name,
       last_name: 'Racer',
       email: `${name.toLowerCase()}.${randomUUID()}@example.org`,
-      household_id: home.id,
+      household_id: home,
     });
-    const first = service.call('POST', '/api/v1/donors', {
-      body: body('First'),
-      headers: { 'Idempotency-Key': key },
+    await raceForLastPlace({
+      first: (home, key) =>
+        service.call('POST', '/api/v1/donors', {
+          body: body('First', home),
+          headers: { 'Idempotency-Key': key },
+        }),
+      second: (home) => service.call('POST', '/api/v1/donors', { body: body('Second', home) }),
+      created: 201,
     });
-    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first create held');
-    const second = service.call('POST', '/api/v1/donors', { body: body('Second') });
-    const early = await Promise.race([
-      second.then(() => 'answered' as const),
-      waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second create waiting'),
-    ]);
-    await hold.release();
-    const [one, two] = await Promise.all([first, second]);
-    expect({ early, first: one.status, second: two.status }).toEqual({
-      early: undefined,
-      first: 201,
-      second: 422,
-    });
-    expect(two.body).toMatchObject({
-      error: { errors: [{ param: 'household_id', code: 'invalid_value' }] },
-    });
-    expect(
-      await service.db.oneFirst(
-        sql.unsafe`SELECT count(*)::int FROM donors WHERE household_id = ${home.id}`,
-      ),
-    ).toBe(100);
     expect(
       await service.db.oneFirst(
         sql.unsafe`SELECT count(*)::int FROM donors WHERE first_name = 'Second' AND last_name = 'Racer'`,

@@ -10,6 +10,7 @@ import {
   waitForLog,
   type ServiceProcess,
 } from './helpers/processes.js';
+import { givingYearsDrift } from './helpers/givingYears.js';
 import { holdDonorRow } from './helpers/rowLock.js';
 import { sleep, waitFor } from './helpers/wait.js';
 import { queueLocation } from '../common/queueShards.js';
@@ -158,24 +159,27 @@ test('a write whose API process answered 504 and then died still commits once, a
   expect(replay.body.id).toBe(stored);
 });
 
-describe('the expired-receipt sweeper', () => {
+describe('the maintenance: the expired-receipt sweeper and the giving years', () => {
   const maintenance = () =>
     new Queue('maintenance', {
       connection: redisOptions(service.config.REDIS_URL!, 'blocking'),
       ...queueLocation(service.config.QUEUE_PREFIX, 'maintenance'),
     });
 
-  test('is scheduled once, every 10 minutes, however many workers run', async () => {
+  test('is scheduled once, every 10 minutes (the giving years every 30 seconds), however many workers run', async () => {
     const queue = maintenance();
+    const schedulers = async () =>
+      (await queue.getJobSchedulers()).sort((a, b) => a.key.localeCompare(b.key));
     try {
       const expected = [
         expect.objectContaining({ key: 'purge-expired-receipts', every: 10 * 60_000 }),
+        expect.objectContaining({ key: 'rebuild-giving-years', every: 30_000 }),
       ];
-      expect(await queue.getJobSchedulers()).toEqual(expected);
+      expect(await schedulers()).toEqual(expected);
       await service.startWorker();
-      expect(await queue.getJobSchedulers()).toEqual(expected);
-      const [scheduler] = await queue.getJobSchedulers();
-      expect(scheduler!.next! - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+      expect(await schedulers()).toEqual(expected);
+      const [sweeper] = await schedulers();
+      expect(sweeper!.next! - Date.now()).toBeLessThanOrEqual(10 * 60_000);
     } finally {
       await queue.close();
     }
@@ -207,5 +211,55 @@ describe('the expired-receipt sweeper', () => {
       sql.unsafe`SELECT key FROM write_receipts WHERE key IN ('long-expired', 'still-live')`,
     );
     expect(keys).toEqual(['still-live']);
+  });
+
+  test('a worker process builds the giving years again for an institution whose fiscal year start changed', async () => {
+    const tenant = await service.createTenant();
+    const donor = await service.call<{ id: number }>('POST', '/api/v1/donors', {
+      key: tenant.key,
+      body: {
+        role: 'Individual',
+        first_name: 'Fiscal',
+        last_name: 'July',
+        email: 'july@example.org',
+      },
+    });
+    expect(donor.status).toBe(201);
+    for (const gift_date of ['2026-06-30', '2026-07-01']) {
+      const gift = await service.call('POST', '/api/v1/gifts', {
+        key: tenant.key,
+        body: { donor_id: donor.body.id, amount: 40, subject: 'Either side of July', gift_date },
+      });
+      expect(gift.status).toBe(201);
+    }
+    const changed = await service.call('PATCH', '/api/v1/institution', {
+      key: tenant.key,
+      body: { fiscal_year_start_month: 7 },
+    });
+    expect(changed.status).toBe(200);
+    const recorded = () =>
+      service.db.oneFirst(sql.unsafe`
+        SELECT giving_years_start_month FROM institutions WHERE id = ${tenant.institutionId}`);
+    expect(await recorded()).toBe(1);
+    const prefix = `${service.config.QUEUE_PREFIX}-years`;
+    const worker = await startEntry(
+      'worker/main.js',
+      configEnv(service.config, { QUEUE_PREFIX: prefix }),
+    );
+    try {
+      // This worker runs the job when first scheduled; the suite's own worker may run it first.
+      await waitFor(async () => (await recorded()) === 7, 20_000, 'the years built again');
+    } finally {
+      await killProcess(worker, 'SIGTERM');
+      const keys = await service.redis.keys(`${prefix}:*`);
+      if (keys.length) await service.redis.del(...keys);
+    }
+    expect(await givingYearsDrift(service.db, tenant.institutionId)).toEqual([]);
+    // The two gifts, one fiscal year apart now: FY2026 ends on 30 June, FY2027 starts on 1 July.
+    expect(
+      await service.db.anyFirst(sql.unsafe`
+        SELECT fiscal_year FROM giving_years
+        WHERE institution_id = ${tenant.institutionId} AND level = 'donor' ORDER BY 1`),
+    ).toEqual([2026, 2027]);
   });
 });

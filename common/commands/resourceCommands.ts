@@ -148,8 +148,14 @@ async function validateRecord<Row extends Stored, Fields extends object>(
   const check = judgeRecord(ctx, resource, body, existing);
   await resource.rules?.(ctx, check);
   if (check.validation.errors.length) throw errors.validationFailed(check.validation.errors);
-  return resource.store ? resource.store(check.record, existing) : fieldsOf(resource, check.record);
+  return storedFields(resource, check);
 }
+
+/** What a valid record stores: the resource's `store`, else its shape's fields. */
+const storedFields = <Row extends Stored, Fields extends object>(
+  resource: WritableResource<Row, Fields>,
+  { record, existing }: RecordCheck<Row>,
+): Fields => (resource.store ? resource.store(record, existing) : fieldsOf(resource, record));
 
 /**
  * A real create whose rules left their lookups to the insert (WritableResource.judgesInInsert):
@@ -161,13 +167,11 @@ async function insertJudged<Row extends Stored, Fields extends object>(
   resource: WritableResource<Row, Fields>,
   body: JsonObject,
 ): Promise<Row | null> {
-  const check = { ...judgeRecord(ctx, resource, body, null), insertGuards: [] };
+  const guards: FragmentSqlToken[] = [];
+  const check = { ...judgeRecord(ctx, resource, body, null), insertGuards: guards };
   await resource.rules?.(ctx, check);
   if (check.validation.errors.length) return null;
-  const fields = resource.store
-    ? resource.store(check.record, null)
-    : fieldsOf(resource, check.record);
-  const guards: FragmentSqlToken[] = check.insertGuards;
+  const fields = storedFields(resource, check);
   return guards.length === 0
     ? insertRow(ctx.db, resource.table, ctx.institution.id, fields)
     : insertRowWhere(

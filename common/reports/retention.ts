@@ -81,10 +81,11 @@ export async function findRetention(
     // (on statistics of pages not yet marked all-visible) read each range's rows from the table
     // and sorted them: 3x slower.
     await transaction.query(sql.unsafe`SET LOCAL enable_bitmapscan = off`);
-    const inRange = (from: number, to: number, alias: 'y' | 'm') =>
-      sql.fragment`${sql.identifier([alias])}.institution_id = ${institutionId}
-        AND ${sql.identifier([alias])}.level = ${level}
-        AND ${sql.identifier([alias])}.unit_id >= ${from} AND ${sql.identifier([alias])}.unit_id < ${to}`;
+    const inRange = (from: number, to: number, alias: 'y' | 'm') => {
+      const row = sql.identifier([alias]);
+      return sql.fragment`${row}.institution_id = ${institutionId} AND ${row}.level = ${level}
+        AND ${row}.unit_id >= ${from} AND ${row}.unit_id < ${to}`;
+    };
     // The years' rows where they are bucketed by today's start month: each unit's two totals
     // from a row each, side by side. Otherwise (the start month changed, and the worker has not
     // yet built the years again) the months of the two years, grouped per unit.

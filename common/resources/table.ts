@@ -108,6 +108,23 @@ export function insertFragment<Row extends Stored, Fields extends object>(
   fields: Fields,
   guard: FragmentSqlToken,
 ): FragmentSqlToken {
+  return insertSelect(
+    table,
+    institutionId,
+    fields,
+    guard,
+    sql.fragment`id, created_at, updated_at`,
+  );
+}
+
+/** `INSERT … SELECT` of one row where `guard` holds, `RETURNING` what `returning` names. */
+function insertSelect<Row extends Stored, Fields extends object>(
+  table: Table<Row, Fields>,
+  institutionId: number,
+  fields: Fields,
+  guard: FragmentSqlToken,
+  returning: FragmentSqlToken,
+): FragmentSqlToken {
   const values = valuesOf(table as Table<Stored, Fields>, fields);
   const columns = insertColumns(
     table,
@@ -120,7 +137,7 @@ export function insertFragment<Row extends Stored, Fields extends object>(
       sql.fragment`, `,
     )}
     WHERE ${guard}
-    RETURNING id, created_at, updated_at`;
+    RETURNING ${returning}`;
 }
 
 /**
@@ -163,19 +180,9 @@ export function insertRowWhere<Row extends Stored, Fields extends object>(
   fields: Fields,
   guard: FragmentSqlToken,
 ): Promise<Row | null> {
-  const values = valuesOf(table as Table<Stored, Fields>, fields);
-  const columns = insertColumns(
-    table,
-    values.map(([name]) => name),
-  );
-  return db.maybeOne(sql.type(table.row)`
-    INSERT INTO ${sql.identifier([table.name])} (${columns})
-    SELECT ${institutionId}, ${sql.join(
-      values.map(([, value]) => value),
-      sql.fragment`, `,
-    )}
-    WHERE ${guard}
-    RETURNING ${columnsOf(table)}`) as Promise<Row | null>;
+  return db.maybeOne(
+    sql.type(table.row)`${insertSelect(table, institutionId, fields, guard, columnsOf(table))}`,
+  ) as Promise<Row | null>;
 }
 
 export function insertRow<Row extends Stored, Fields extends object>(

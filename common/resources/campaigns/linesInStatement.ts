@@ -65,7 +65,9 @@ export function codedLinesHold(institutionId: number, hints: FragmentSqlToken): 
  * Holds, before anything is inserted, the month rows of giving that the new gifts' insert will
  * change (`fields`: a query of each gift's fields as jsonb), as the trigger that changes them
  * holds them (1735020000000_giving-months.sql): the donors FOR SHARE, then the donor and household
- * rows in key order. The trigger runs at the statement's end, after the lines' totals; a coded
+ * rows in key order, then their fiscal years' rows (giving_years, kept by the months' own
+ * triggers: a gift of another month of the same year takes the same year row). The trigger runs
+ * at the statement's end, after the lines' totals; a coded
  * write on the full path changes its gift's month rows first and the totals after, so without this
  * the two could each hold what the other waits for. A month row not there yet is not held (a
  * donor's first gift of the month racing one of the full path can still deadlock, and is retried).
@@ -86,10 +88,18 @@ export function monthRowsHeld(institutionId: number, fields: FragmentSqlToken): 
       UNION
       SELECT 'household', coalesce(d.household_id, w.donor_id), w.month
       FROM wanted w JOIN donors_held d ON d.id = w.donor_id)
-    SELECT count(*) FROM (
-      SELECT 1 FROM giving_months m
-      WHERE m.institution_id = ${institutionId}
-        AND (m.level, m.unit_id, m.month) IN (SELECT level, unit_id, month FROM units)
-      ORDER BY m.level, m.unit_id, m.month
-      FOR NO KEY UPDATE OF m) AS held) >= 0`;
+    SELECT (SELECT count(*) FROM (
+              SELECT 1 FROM giving_months m
+              WHERE m.institution_id = ${institutionId}
+                AND (m.level, m.unit_id, m.month) IN (SELECT level, unit_id, month FROM units)
+              ORDER BY m.level, m.unit_id, m.month
+              FOR NO KEY UPDATE OF m) AS held)
+         + (SELECT count(*) FROM (
+              SELECT 1 FROM giving_years y
+              WHERE y.institution_id = ${institutionId}
+                AND (y.level, y.unit_id, y.fiscal_year) IN (
+                  SELECT u.level, u.unit_id, fiscal_year_of_month(u.month, i.giving_years_start_month)
+                  FROM units u, institutions i WHERE i.id = ${institutionId})
+              ORDER BY y.level, y.unit_id, y.fiscal_year
+              FOR NO KEY UPDATE OF y) AS held_years)) >= 0`;
 }

@@ -197,6 +197,12 @@ const configSchema = z.object({
    * a receiver that hangs holds this many, and other institutions' deliveries go on.
    */
   WEBHOOK_INSTITUTION_SENDS: positiveInt(20),
+  /**
+   * The longest a delivery waits, parked (delayed), for its institution's turn when no freed send
+   * wakes it (a wake-up lost with a worker): long enough that thousands parked cost little to look
+   * at again. Tests shorten it.
+   */
+  WEBHOOK_PARKED_MS: positiveInt(30_000),
   /** The largest import file (integration.md §3); a bigger upload is 413 and nothing is stored. */
   IMPORT_MAX_BYTES: positiveInt(50 * 1024 * 1024),
   /** The most data rows an import file may have. */

@@ -294,6 +294,7 @@ describe('api-key create with permissions, and list', () => {
   });
 });
 
+// Each failure is a process of its own that writes nothing: they run side by side.
 describe('failures', () => {
   const withoutDatabaseUrl = () => {
     const env: Record<string, string | undefined> = { ...process.env };
@@ -301,7 +302,7 @@ describe('failures', () => {
     return env;
   };
 
-  test.each([
+  test.concurrent.each([
     [
       'api-key create for a missing institution',
       ['api-key', 'create', '--institution', '999999'],
@@ -370,7 +371,7 @@ describe('failures', () => {
     },
   );
 
-  test.each([
+  test.concurrent.each([
     ['no', undefined],
     ['an empty', ''],
   ])(
@@ -388,7 +389,7 @@ describe('failures', () => {
     },
   );
 
-  test('an unreachable database exits non-zero with one line on stderr and nothing on stdout', async () => {
+  test.concurrent('an unreachable database exits non-zero with one line on stderr and nothing on stdout', async () => {
     const run = await runCommand(
       process.execPath,
       [adminJs, 'institution', 'create', '--name', 'Unreachable'],

@@ -60,7 +60,8 @@ describe('per-key rate limit', () => {
 
     await sleep(Number(refused.headers.get('retry-after')) * 1_000);
     const retried = await post();
-    expect(retried.status).toBe(201);
+    // With its body, so that any other answer says why.
+    expect({ status: retried.status, body: retried.body }).toMatchObject({ status: 201 });
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(await service.count('funds')).toBe(2);
   });

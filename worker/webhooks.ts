@@ -30,12 +30,6 @@ import { stalledCheckIntervalMs } from '../common/queue.js';
 const DISPATCH_EVERY_MS = 250;
 const DELIVERY_CONCURRENCY = 40;
 /**
- * The longest a delivery stays parked for its institution's turn when no freed slot wakes it
- * (a wake-up lost with a worker): long enough that thousands parked cost little to look at again.
- */
-const PARKED_FOR_MS = 30_000;
-
-/**
  * The wait before retry `attempt` (1 for the first retry): the schedule's, give or take 20%.
  * The jitter is drawn from the job and attempt, so the row's `next_attempt_at` and the queue's
  * delay agree, while retries of different deliveries spread out.
@@ -153,6 +147,7 @@ async function inTurn(
   token: string | undefined,
   attempt: () => Promise<void>,
   logger: Logger,
+  parkedForMs: number,
 ): Promise<void> {
   const { institutionId } = job.data;
   const jobId = String(job.id);
@@ -163,7 +158,7 @@ async function inTurn(
     taken = await slots.take(institutionId, jobId, Date.now() >= parkAt);
   }
   if (!taken) {
-    await job.moveToDelayed(Date.now() + PARKED_FOR_MS, token);
+    await job.moveToDelayed(Date.now() + parkedForMs, token);
     // A slot freed between the refusal and the move had no delayed job to wake: look once more.
     if (await slots.hasRoom(institutionId))
       await job.promote().catch(() => {
@@ -194,7 +189,7 @@ export async function startWebhooks(
   connection: ConnectionOptions,
   queuePrefix: string,
   logger: Logger,
-  options: { lockDurationMs: number; perInstitution: number; redis: Redis },
+  options: { lockDurationMs: number; perInstitution: number; parkedForMs: number; redis: Redis },
   metrics?: WorkerMetrics,
 ) {
   const { lockDurationMs } = options;
@@ -206,13 +201,21 @@ export async function startWebhooks(
     limit: options.perInstitution,
     // Longer than an attempt (its send's timeout, its reads and its record) takes.
     leaseMs: deliveryTimeoutMs() + lockDurationMs,
-    parkedForMs: PARKED_FOR_MS,
+    parkedForMs: options.parkedForMs,
   });
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     name,
     (job, token) =>
-      inTurn(slots, waiters, job, token, () => deliver(pool, statements, job, metrics), logger),
+      inTurn(
+        slots,
+        waiters,
+        job,
+        token,
+        () => deliver(pool, statements, job, metrics),
+        logger,
+        options.parkedForMs,
+      ),
     {
       connection,
       prefix,

@@ -138,6 +138,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     {
       lockDurationMs: config.WORKER_LOCK_DURATION_MS,
       perInstitution: config.WEBHOOK_INSTITUTION_SENDS,
+      parkedForMs: config.WEBHOOK_PARKED_MS,
       redis,
     },
     metrics,

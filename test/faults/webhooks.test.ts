@@ -31,6 +31,7 @@ interface Delivery {
 
 /** Short, so that a killed worker's deliveries move to the next worker within seconds. */
 const LOCK_DURATION_MS = 2_000;
+const PARKED_MS = 5_000;
 
 async function createEndpoint(service: TestService, url: string, events: string[]) {
   const answer = await service.call<Endpoint>('POST', '/api/v1/webhook-endpoints', {
@@ -184,10 +185,14 @@ describe('receivers that never answer or redirect (one worker in process)', () =
   });
 });
 
-/** Environment for a rig whose deliveries go to these receivers, retried within seconds. */
+/**
+ * Environment for a rig whose deliveries go to these receivers, retried within seconds; a delivery
+ * parked for its institution's turn looks again after 5 s (30 s in production).
+ */
 const webhookEnv = (...receivers: WebhookReceiver[]) => ({
   WEBHOOK_ALLOWED_HOSTS: receivers.map((receiver) => receiver.host).join(','),
   WEBHOOK_RETRY_SCHEDULE: '0.5,0.5,1,1,2,2,2,2',
+  WEBHOOK_PARKED_MS: String(PARKED_MS),
   WORKER_LOCK_DURATION_MS: String(LOCK_DURATION_MS),
 });
 
@@ -250,9 +255,9 @@ describe('the delivering worker killed with SIGKILL between the commit and the d
     queued = GIFTS - inFlight.size;
     receiver.answer = 204;
     await rig.startWorker();
-    // The deliveries that found the institution's slots taken were parked (delayed) for 30 s
-    // (PARKED_FOR_MS, worker/webhooks.ts); the dead worker cannot wake them early, so the last
-    // of them run some 30 s after the writes, then deliver at once.
+    // The deliveries that found the institution's slots taken were parked (delayed) for
+    // WEBHOOK_PARKED_MS; the dead worker cannot wake them early, so the last of them run once
+    // their park is over, then deliver at once.
     await waitFor(
       async () =>
         (await deliveryStatuses(rig.service, endpoint.id)).every(

@@ -44,6 +44,26 @@ export function findGiving(
 }
 
 /**
+ * How many of `givers`' posted gifts count nothing (refunded in full, or with a base amount of
+ * 0): gift_count counts them, giving_months does not. In the terms of gifts_donor_uncounted_idx.
+ */
+const uncountedGifts = (
+  institutionId: number,
+  givers: FragmentSqlToken | ReturnType<typeof sql.array>,
+) => sql.fragment`
+  SELECT count(*) FROM gifts
+  WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
+    AND status = 'posted' AND base_amount IS NOT NULL AND base_amount <= base_amount_refunded`;
+
+/** The first (ASC) or last (DESC) date of `giver.id`'s posted gifts: one probe of gifts_donor_gift_date_idx. */
+const postedGiftDate = (institutionId: number, order: FragmentSqlToken) => sql.fragment`
+  SELECT gift_date FROM gifts
+  WHERE institution_id = ${institutionId} AND donor_id = giver.id
+    AND status = 'posted' AND base_amount IS NOT NULL
+  ORDER BY gift_date ${order}
+  LIMIT 1`;
+
+/**
  * findGiving's figures of `givers` (an int8[] expression: the donor, with a Household's
  * members), as one SELECT with `extra` columns before them.
  */
@@ -54,14 +74,19 @@ function givingSelect(
   extra: FragmentSqlToken = sql.fragment``,
 ): FragmentSqlToken {
   return sql.fragment`
-    SELECT ${extra} hard.total_amount, hard.gift_count, hard.first_gift_date, hard.last_gift_date,
+    SELECT ${extra} hard.total_amount, hard.gift_count, dates.first_gift_date, dates.last_gift_date,
            soft.soft_credit_total, soft.soft_credit_count, pledged.pledged_outstanding
-    FROM (SELECT coalesce(sum(base_amount - base_amount_refunded), 0)::text AS total_amount,
-                 count(*)::int AS gift_count,
-                 min(gift_date)::text AS first_gift_date, max(gift_date)::text AS last_gift_date
-          FROM gifts
-          WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
-            AND status = 'posted' AND base_amount IS NOT NULL) hard,
+    FROM (SELECT coalesce(sum(total), 0)::text AS total_amount,
+                 (coalesce(sum(gift_count), 0) + (${uncountedGifts(institutionId, givers)}))::int
+                   AS gift_count
+          FROM giving_months
+          WHERE institution_id = ${institutionId} AND level = 'donor'
+            AND unit_id = ANY(${givers})) hard,
+         (SELECT min(first.gift_date)::text AS first_gift_date,
+                 max(last.gift_date)::text AS last_gift_date
+          FROM unnest(${givers}) AS giver(id)
+          CROSS JOIN LATERAL (${postedGiftDate(institutionId, sql.fragment`ASC`)}) first
+          CROSS JOIN LATERAL (${postedGiftDate(institutionId, sql.fragment`DESC`)}) last) dates,
          (SELECT coalesce(sum(${countedSoftCredit}), 0)::text AS soft_credit_total,
                  count(*)::int AS soft_credit_count
           FROM gifts g, jsonb_array_elements(g.soft_credits) AS credit

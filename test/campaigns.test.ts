@@ -4,9 +4,8 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
-import { holdReceiptKey } from './helpers/rowLock.js';
+import { secondWaitsForFirst } from './helpers/rowLock.js';
 import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
-import { waitFor } from './helpers/wait.js';
 
 interface Campaign {
   id: number;
@@ -449,17 +448,16 @@ describe('PATCH /campaigns/{id}', () => {
   test('two moves that together would make a cycle: the second waits for the first and is refused', async () => {
     const [x, x1] = await chain(2);
     const [y, y1] = await chain(2);
-    const key = `move-${++counter}`;
-    const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-    const first = patch(x!, { parent_id: y1 }, { 'Idempotency-Key': key });
-    await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first move held');
-    const second = patch(y!, { parent_id: x1 });
-    const early = await Promise.race([
-      second.then(() => 'answered' as const),
-      waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second move waiting'),
-    ]);
-    await hold.release();
-    const [one, two] = await Promise.all([first, second]);
+    const {
+      early,
+      first: one,
+      second: two,
+    } = await secondWaitsForFirst(service.db, service.tenant.institutionId, {
+      key: `move-${++counter}`,
+      first: (key) => patch(x!, { parent_id: y1 }, { 'Idempotency-Key': key }),
+      second: () => patch(y!, { parent_id: x1 }),
+      waits: lockWaits,
+    });
     expect({ early, first: one.status, second: two.status }).toEqual({
       early: undefined,
       first: 200,

@@ -4,10 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { create, other, service, setUpDonorTests, withKey, type Donor } from './helpers/donors.js';
 import { rowErrors, settled, upload } from './helpers/imports.js';
-import { holdReceiptKey } from './helpers/rowLock.js';
+import { secondWaitsForFirst } from './helpers/rowLock.js';
 import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
 import { ISO_MS } from './helpers/responses.js';
-import { waitFor } from './helpers/wait.js';
 
 setUpDonorTests();
 
@@ -117,17 +116,16 @@ async function raceForLastPlace(writes: {
 }): Promise<void> {
   const home = await household();
   await fillHousehold(home.id, 99);
-  const key = `last-place-${randomUUID()}`;
-  const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-  const first = writes.first(home.id, key);
-  await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first write held');
-  const second = writes.second(home.id);
-  const early = await Promise.race([
-    second.then(() => 'answered' as const),
-    waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second write waiting'),
-  ]);
-  await hold.release();
-  const [one, two] = await Promise.all([first, second]);
+  const {
+    early,
+    first: one,
+    second: two,
+  } = await secondWaitsForFirst(service.db, service.tenant.institutionId, {
+    key: `last-place-${randomUUID()}`,
+    first: (key) => writes.first(home.id, key),
+    second: () => writes.second(home.id),
+    waits: lockWaits,
+  });
   expect({ early, first: one.status, second: two.status }).toEqual({
     early: undefined,
     first: writes.created,
@@ -631,18 +629,16 @@ describe('DELETE of a household', () => {
           body: { household_id: home.id },
         });
       };
-      const key = `raced-${randomUUID()}`;
-      const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-      const first = send(firstWrite, { 'Idempotency-Key': key });
-      await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first write held');
-      const second = send(secondWrite, withKey());
-      // The second write waits on the first's locks: answered now, it did not.
-      const early = await Promise.race([
-        second.then(() => 'answered' as const),
-        waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second write waiting'),
-      ]);
-      await hold.release();
-      const [one, two] = await Promise.all([first, second]);
+      const {
+        early,
+        first: one,
+        second: two,
+      } = await secondWaitsForFirst(service.db, service.tenant.institutionId, {
+        key: `raced-${randomUUID()}`,
+        first: async (key) => send(firstWrite, { 'Idempotency-Key': key }),
+        second: async () => send(secondWrite, withKey()),
+        waits: lockWaits,
+      });
       const members = await service.db.anyFirst(
         sql.unsafe`SELECT id FROM donors WHERE household_id = ${home.id}`,
       );

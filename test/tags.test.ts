@@ -3,8 +3,7 @@ import { sql } from 'slonik';
 import { expectSameErrorThreeWays, expectSameFailureThreeWays } from './helpers/threeWays.js';
 import { startTestService, type Tenant, type TestService } from './helpers/harness.js';
 import { created, ISO_MS } from './helpers/responses.js';
-import { holdReceiptKey } from './helpers/rowLock.js';
-import { waitFor } from './helpers/wait.js';
+import { secondWaitsForFirst } from './helpers/rowLock.js';
 
 interface Tag {
   id: number;
@@ -448,18 +447,16 @@ describe('donors’ tag_ids', () => {
           body: { tag_ids: [tag.id, extra.id] },
         });
       };
-      const key = `raced-${tagCounter}`;
-      const hold = await holdReceiptKey(service.db, service.tenant.institutionId, key);
-      const first = send(firstWrite, { 'Idempotency-Key': key });
-      await waitFor(async () => (await lockWaits()) === 1, 10_000, 'the first write held');
-      const second = send(secondWrite, {});
-      // The second write waits on the first's locks: answered now, it did not.
-      const early = await Promise.race([
-        second.then(() => 'answered' as const),
-        waitFor(async () => (await lockWaits()) === 2, 10_000, 'the second write waiting'),
-      ]);
-      await hold.release();
-      const [one, two] = await Promise.all([first, second]);
+      const {
+        early,
+        first: one,
+        second: two,
+      } = await secondWaitsForFirst(service.db, service.tenant.institutionId, {
+        key: `raced-${tagCounter}`,
+        first: async (key) => send(firstWrite, { 'Idempotency-Key': key }),
+        second: async () => send(secondWrite, {}),
+        waits: lockWaits,
+      });
       const written = secondWrite === 'create' ? two : firstWrite === 'create' ? one : null;
       const donorId = written?.status === 201 ? (written.body as Donor).id : holder.id;
       const tagIds = await service.db.oneFirst(

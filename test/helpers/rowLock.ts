@@ -1,4 +1,5 @@
 import { sql, type DatabasePool } from 'slonik';
+import { waitFor } from './wait.js';
 
 /**
  * Holds the donor row FOR UPDATE in a transaction of the test's own, so that gifts for that
@@ -90,3 +91,34 @@ export async function holdReceiptKey(
 }
 
 class RolledBack extends Error {}
+
+/**
+ * Two writes forced into one order: `first` is sent with the Idempotency-Key `key` and held just
+ * before its commit (holdReceiptKey); once `waits` (the statements waiting on a lock) counts it,
+ * `second` is sent, and once `waits` counts both, the first is released. `early` is 'answered'
+ * when the second was answered while the first was held: it did not wait.
+ */
+export async function secondWaitsForFirst<First, Second>(
+  db: DatabasePool,
+  institutionId: number,
+  writes: {
+    key: string;
+    first: (key: string) => Promise<First>;
+    second: () => Promise<Second>;
+    waits: () => Promise<unknown>;
+  },
+): Promise<{ early: 'answered' | undefined; first: First; second: Second }> {
+  const hold = await holdReceiptKey(db, institutionId, writes.key);
+  const first = writes.first(writes.key);
+  await waitFor(async () => (await writes.waits()) === 1, 10_000, 'the first write held');
+  const second = writes.second();
+  const early = await Promise.race([
+    second.then(() => 'answered' as const),
+    waitFor(async () => (await writes.waits()) === 2, 10_000, 'the second write waiting').then(
+      () => undefined,
+    ),
+  ]);
+  await hold.release();
+  const [one, two] = await Promise.all([first, second]);
+  return { early, first: one, second: two };
+}

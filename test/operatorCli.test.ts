@@ -389,12 +389,15 @@ describe('failures', () => {
     },
   );
 
-  test.concurrent('an unreachable database exits non-zero with one line on stderr and nothing on stdout', async () => {
-    const run = await runCommand(
-      process.execPath,
-      [adminJs, 'institution', 'create', '--name', 'Unreachable'],
-      { ...withoutDatabaseUrl(), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' },
-    );
-    expectOneLineFailure(run, /./);
-  });
+  test.concurrent(
+    'an unreachable database exits non-zero with one line on stderr and nothing on stdout',
+    async () => {
+      const run = await runCommand(
+        process.execPath,
+        [adminJs, 'institution', 'create', '--name', 'Unreachable'],
+        { ...withoutDatabaseUrl(), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' },
+      );
+      expectOneLineFailure(run, /./);
+    },
+  );
 });

@@ -136,19 +136,26 @@ async function deliver(
 const WAIT_FOR_SLOT_MS = 250;
 const RETAKE_EVERY_MS = 50;
 
+/** What this process's deliveries take turns by. */
+interface Turns {
+  slots: InstitutionSlots;
+  waiters: SlotWaiters;
+  /** How long a delivery that found no slot is parked (WEBHOOK_PARKED_MS). */
+  parkedForMs: number;
+  logger: Logger;
+}
+
 /**
  * Runs the job's attempt in one of its institution's slots, or parks the job until a slot frees
  * (no attempt is counted, the job keeps its id and its retries).
  */
 async function inTurn(
-  slots: InstitutionSlots,
-  waiters: SlotWaiters,
+  turns: Turns,
   job: Job<DeliveryRef>,
   token: string | undefined,
   attempt: () => Promise<void>,
-  logger: Logger,
-  parkedForMs: number,
 ): Promise<void> {
+  const { slots, waiters, logger } = turns;
   const { institutionId } = job.data;
   const jobId = String(job.id);
   const parkAt = Date.now() + WAIT_FOR_SLOT_MS;
@@ -158,7 +165,7 @@ async function inTurn(
     taken = await slots.take(institutionId, jobId, Date.now() >= parkAt);
   }
   if (!taken) {
-    await job.moveToDelayed(Date.now() + parkedForMs, token);
+    await job.moveToDelayed(Date.now() + turns.parkedForMs, token);
     // A slot freed between the refusal and the move had no delayed job to wake: look once more.
     if (await slots.hasRoom(institutionId))
       await job.promote().catch(() => {
@@ -196,26 +203,22 @@ export async function startWebhooks(
   const queue = createDeliveryQueue(connection, queuePrefix);
   const { name, prefix } = deliveryQueueLocation(queuePrefix);
   const statements = deliveryStatements(pool);
-  const waiters = new SlotWaiters();
-  const slots = institutionSlots(options.redis, queue, {
-    limit: options.perInstitution,
-    // Longer than an attempt (its send's timeout, its reads and its record) takes.
-    leaseMs: deliveryTimeoutMs() + lockDurationMs,
-    parkedForMs: options.parkedForMs,
-  });
+  const { parkedForMs } = options;
+  const turns: Turns = {
+    slots: institutionSlots(options.redis, queue, {
+      limit: options.perInstitution,
+      // Longer than an attempt (its send's timeout, its reads and its record) takes.
+      leaseMs: deliveryTimeoutMs() + lockDurationMs,
+      parkedForMs,
+    }),
+    waiters: new SlotWaiters(),
+    parkedForMs,
+    logger,
+  };
   queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue connection error'));
   const worker = new Worker<DeliveryRef, void, typeof DELIVER_JOB>(
     name,
-    (job, token) =>
-      inTurn(
-        slots,
-        waiters,
-        job,
-        token,
-        () => deliver(pool, statements, job, metrics),
-        logger,
-        options.parkedForMs,
-      ),
+    (job, token) => inTurn(turns, job, token, () => deliver(pool, statements, job, metrics)),
     {
       connection,
       prefix,

@@ -33,26 +33,26 @@ const countedSoftCredit = sql.fragment`
  * only from a gift of someone else, so that each gift counts once. A gift has one donor, so no
  * gift is counted twice in the hard figures.
  */
-export function findGiving(
+export async function findGiving(
   db: CommonQueryMethods,
   institutionId: number,
   donorId: number,
   memberIds: readonly number[] = [],
 ): Promise<GivingRow> {
-  const givers = sql.array([donorId, ...memberIds], 'int8');
-  return db.one(sql.type(givingRow)`${givingSelect(institutionId, donorId, givers)}`);
+  const members = sql.array([...memberIds], 'int8');
+  const { member_ids: _members, ...giving } = await db.one(
+    sql.type(givingWithMembersRow)`${givingSelect(institutionId, donorId, members)}`,
+  );
+  return giving;
 }
 
 /**
- * How many of `givers`' posted gifts count nothing (refunded in full, or with a base amount of
+ * How many of the givers' posted gifts count nothing (refunded in full, or with a base amount of
  * 0): gift_count counts them, giving_months does not. In the terms of gifts_donor_uncounted_idx.
  */
-const uncountedGifts = (
-  institutionId: number,
-  givers: FragmentSqlToken | ReturnType<typeof sql.array>,
-) => sql.fragment`
+const uncountedGifts = (institutionId: number) => sql.fragment`
   SELECT count(*) FROM gifts
-  WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
+  WHERE institution_id = ${institutionId} AND donor_id = ANY(${giverIds})
     AND status = 'posted' AND base_amount IS NOT NULL AND base_amount <= base_amount_refunded`;
 
 /** The first (ASC) or last (DESC) date of `giver.id`'s posted gifts: one probe of gifts_donor_gift_date_idx. */
@@ -64,27 +64,36 @@ const postedGiftDate = (institutionId: number, order: FragmentSqlToken) => sql.f
   LIMIT 1`;
 
 /**
- * findGiving's figures of `givers` (an int8[] expression: the donor, with a Household's
- * members), as one SELECT with `extra` columns before them.
+ * The givers (the donor and its members), as givingSelect's CTE holds them; cast, so that
+ * `= ANY(…)` takes the array, not the subquery's rows.
+ */
+const giverIds = sql.fragment`(SELECT ids FROM givers)::bigint[]`;
+
+/**
+ * findGiving's figures of the donor and its `members` (an int8[] expression, empty unless the
+ * donor is a Household), with `member_ids`, as one SELECT that reads the members once.
  */
 function givingSelect(
   institutionId: number,
   donorId: number,
-  givers: FragmentSqlToken | ReturnType<typeof sql.array>,
-  extra: FragmentSqlToken = sql.fragment``,
+  members: FragmentSqlToken | ReturnType<typeof sql.array>,
 ): FragmentSqlToken {
   return sql.fragment`
-    SELECT ${extra} hard.total_amount, hard.gift_count, dates.first_gift_date, dates.last_gift_date,
+    WITH givers AS MATERIALIZED (
+      SELECT members, ARRAY[${donorId}::bigint] || members AS ids
+      FROM (SELECT ${members}::bigint[] AS members) AS listed)
+    SELECT (SELECT members FROM givers) AS member_ids,
+           hard.total_amount, hard.gift_count, dates.first_gift_date, dates.last_gift_date,
            soft.soft_credit_total, soft.soft_credit_count, pledged.pledged_outstanding
     FROM (SELECT coalesce(sum(total), 0)::text AS total_amount,
-                 (coalesce(sum(gift_count), 0) + (${uncountedGifts(institutionId, givers)}))::int
+                 (coalesce(sum(gift_count), 0) + (${uncountedGifts(institutionId)}))::int
                    AS gift_count
           FROM giving_months
           WHERE institution_id = ${institutionId} AND level = 'donor'
-            AND unit_id = ANY(${givers})) hard,
+            AND unit_id = ANY(${giverIds})) hard,
          (SELECT min(first.gift_date)::text AS first_gift_date,
                  max(last.gift_date)::text AS last_gift_date
-          FROM unnest(${givers}) AS giver(id)
+          FROM unnest(${giverIds}) AS giver(id)
           CROSS JOIN LATERAL (${postedGiftDate(institutionId, sql.fragment`ASC`)}) first
           CROSS JOIN LATERAL (${postedGiftDate(institutionId, sql.fragment`DESC`)}) last) dates,
          (SELECT coalesce(sum(${countedSoftCredit}), 0)::text AS soft_credit_total,
@@ -94,11 +103,11 @@ function givingSelect(
             AND g.soft_credit_donor_ids <> '{}'
             AND g.soft_credit_donor_ids @> ARRAY[${donorId}::bigint] AND g.status = 'posted'
             AND g.base_amount IS NOT NULL
-            AND NOT g.donor_id = ANY(${givers})
+            AND NOT g.donor_id = ANY(${giverIds})
             AND (credit ->> 'donor_id')::bigint = ${donorId}) soft,
          (SELECT coalesce(sum(base_balance), 0)::text AS pledged_outstanding
           FROM pledges
-          WHERE institution_id = ${institutionId} AND donor_id = ANY(${givers})
+          WHERE institution_id = ${institutionId} AND donor_id = ANY(${giverIds})
             AND status = 'open') pledged`;
 }
 
@@ -119,12 +128,7 @@ export async function findGivingWithMembers(
     WHERE institution_id = ${institutionId} AND household_id = ${donorId}
     ORDER BY id)`;
   const { member_ids: memberIds, ...giving } = await db.one(
-    sql.type(givingWithMembersRow)`${givingSelect(
-      institutionId,
-      donorId,
-      sql.fragment`ARRAY[${donorId}::bigint] || ${members}`,
-      sql.fragment`${members} AS member_ids,`,
-    )}`,
+    sql.type(givingWithMembersRow)`${givingSelect(institutionId, donorId, members)}`,
   );
   return { giving, memberIds };
 }
